@@ -18,6 +18,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/replace"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
@@ -199,7 +200,8 @@ func (w *walk) run(t *testing.T, n int, c change) {
 	stack := fmt.Sprintf("w%03d", n)
 	k, _ := registry.Kinds().ByName(c.kind)
 	name := fmt.Sprintf("%s-%03d", k.Short, n)
-	base, vars := w.base(c, name, newClouds(t))
+	cl := newClouds(t)
+	base, vars := w.base(c, name, cl)
 	oldT, err := w.target(t, apply(base, expandEdits(c.old, vars)), stack)
 	if err != nil {
 		t.Fatalf("the old manifest: %v", err)
@@ -219,7 +221,8 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		}
 		return
 	}
-	if o := w.deployer.Up(ctx, oldT, deploy.UpOptions{Yes: true}); o.Status != outcome.Done {
+	// The walk sets each row's stack up on purpose, whatever the row before left: it may replace.
+	if o := w.deployer.Up(ctx, oldT, deploy.UpOptions{Yes: true, AllowReplace: replace.Everything()}); o.Status != outcome.Done {
 		t.Fatalf("deploying the old manifest: %s %v", o.Status, o.Err)
 	}
 	typ := typeOf(c.kind, row)
@@ -244,7 +247,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		}
 		w.refused(ctx, t, newT, typ, claim, &seen, fail)
 	case effects.Update, effects.Replace, effects.Ignored:
-		w.appliedAsClaimed(ctx, t, newT, typ, row, claim, &seen, fail)
+		w.appliedAsClaimed(ctx, t, cl, newT, typ, row, claim, &seen, fail)
 	}
 }
 
@@ -273,7 +276,7 @@ func claimOf(t *testing.T, c change, oldT, newT deploytarget.Target, newErr erro
 
 // appliedAsClaimed previews and deploys a change clusterplane lets through, refreshes, and calls
 // fail unless the engine's steps are what the claim (update, replace or nothing) says.
-func (w *walk) appliedAsClaimed(ctx context.Context, t *testing.T, newT deploytarget.Target, typ string, row effects.Row, claim diff.Change, seen *observed, fail func()) {
+func (w *walk) appliedAsClaimed(ctx context.Context, t *testing.T, cl clouds, newT deploytarget.Target, typ string, row effects.Row, claim diff.Change, seen *observed, fail func()) {
 	t.Helper()
 	preview := w.deployer.Preview(ctx, newT, noRefresh)
 	steps := stepsOn(preview.Result, typ)
@@ -283,7 +286,11 @@ func (w *walk) appliedAsClaimed(ctx context.Context, t *testing.T, newT deployta
 		fail()
 		return
 	}
-	up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
+	if claim.Effect == effects.Replace && !w.replaceRefused(ctx, cl, newT, seen) {
+		fail()
+		return
+	}
+	up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true, AllowReplace: allowOnly(t, newT)})
 	seen.say("up %s %q", up.Status, up.Reason)
 	if up.Status != outcome.Done {
 		seen.say("%v", up.Err)
@@ -323,6 +330,45 @@ func stateOnly(row effects.Row) bool {
 		strings.Contains(row.Reason, "nothing is sent")
 }
 
+// replaceRefused tells whether up --yes without --allow-replace refuses a change the effects
+// table says replaces, on the real engine and provider: blocked naming rollout and the
+// --allow-replace=KIND/NAME that would let it through, and no write reached either loopback cloud.
+func (w *walk) replaceRefused(ctx context.Context, cl clouds, newT deploytarget.Target, seen *observed) bool {
+	before := cl.writes()
+	up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
+	var unasked *replace.UnaskedError
+	named := "--allow-replace=" + newT.Name + "/" + newT.MetadataName()
+	if up.Status != outcome.Blocked || !errors.As(up.Err, &unasked) || !strings.Contains(up.Err.Error(), named) ||
+		!strings.Contains(up.Err.Error(), "rollout") {
+		seen.say("up --yes without --allow-replace: %s %v, want blocked naming rollout and %s", up.Status, up.Err, named)
+		return false
+	}
+	if after := cl.writes(); after != before {
+		seen.say("up --yes without --allow-replace sent %d writes to the clouds", after-before)
+		return false
+	}
+	return true
+}
+
+// writes counts the requests that change something the two clouds have answered so far.
+func (c clouds) writes() int {
+	n := 0
+	for _, m := range []string{"POST", "PUT", "PATCH", "DELETE"} {
+		n += len(c.do.Requests(m)) + len(c.civo.Requests(m))
+	}
+	return n
+}
+
+// allowOnly is the --allow-replace=KIND/NAME of t's manifest alone.
+func allowOnly(t *testing.T, target deploytarget.Target) replace.Allowed {
+	t.Helper()
+	a, err := replace.Parse([]string{target.Name + "/" + target.MetadataName()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // identity checks a change clusterplane refuses on the stack whatever the flags: preview and up,
 // even past the gate, stop before the engine naming the field.
 func (w *walk) identity(ctx context.Context, newT deploytarget.Target, row string, seen *observed, fail func()) {
@@ -330,7 +376,7 @@ func (w *walk) identity(ctx context.Context, newT deploytarget.Target, row strin
 	for _, o := range []outcome.Outcome{
 		w.deployer.Preview(ctx, newT, noRefresh),
 		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true}),
-		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true, AllowRefused: true}),
+		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true, AllowRefused: true, AllowReplace: replace.Everything()}),
 	} {
 		seen.say("%s %v", o.Status, o.Err)
 		if o.Status != outcome.Blocked || !errors.As(o.Err, &retarget) || !strings.Contains(o.Err.Error(), row) {
@@ -364,7 +410,7 @@ func (w *walk) refused(ctx context.Context, t *testing.T, newT deploytarget.Targ
 		fail()
 		return
 	}
-	up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true, AllowRefused: true})
+	up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true, AllowRefused: true, AllowReplace: replace.Everything()})
 	seen.say("up past the gate %s %v", up.Status, up.Err)
 	switch claim.Refusal {
 	case effects.FailsAtApply:

@@ -173,9 +173,27 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
 				deployed(t, b, filepath.Join(dir, "cluster.yaml"))
 				b.Replaces("region")
-				return []string{"up", edit(t, dir, "cluster.yaml", "region: fra1", "region: ams3")}
+				return []string{"up", edit(t, dir, "cluster.yaml", "region: fra1", "region: ams3"), "--allow-replace"}
 			},
-			stdin: strings.NewReader("n\n"), terminal: true, code: exitcode.Blocked, says: []string{"Deploy?", "Stacks: 1 blocked.", "not confirmed"},
+			stdin: strings.NewReader("n\n"), terminal: true, code: exitcode.Blocked,
+			says: []string{"REPLACES digitalocean:index/kubernetesCluster:KubernetesCluster platform", "Deploy?", "Stacks: 1 blocked.", "not confirmed"},
+		},
+		{
+			name: "a replacement with yes but not named by --allow-replace is refused naming both ways out",
+			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
+				deployed(t, b, filepath.Join(dir, "cluster.yaml"))
+				b.Replaces("region")
+				return []string{"up", edit(t, dir, "cluster.yaml", "region: fra1", "region: ams3"), "--yes"}
+			},
+			code: exitcode.Blocked, says: []string{"Stacks: 1 blocked.", "rollout", "--allow-replace=DigitalOceanKubernetesCluster/platform"},
+			saysNot: []string{"Deploy?"},
+		},
+		{
+			name: "an --allow-replace of a kind clusterplane does not deploy is a usage error",
+			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
+				return []string{"up", filepath.Join(dir, "cluster.yaml"), "--yes", "--allow-replace=Droplet/web"}
+			},
+			code: exitcode.Usage, says: []string{`"Droplet" is not a kind clusterplane deploys`},
 		},
 		{
 			name: "destroy of a stack never deployed says so rather than failing to select it",

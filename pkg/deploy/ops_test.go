@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/change/replace"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
@@ -95,8 +96,7 @@ func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithou
 		{"an in-place change on a terminal is not deployed on no", scaled, true, false, true, outcome.Blocked},
 		{"no change on a terminal is not asked about", same, true, false, false, outcome.Done},
 		{"an in-place change without a terminal is not deployed", scaled, false, true, false, outcome.Blocked},
-		{"a replacement on a terminal is asked about and deploys on yes", moved, true, true, true, outcome.Done},
-		{"a replacement on a terminal is not deployed on no", moved, true, false, true, outcome.Blocked},
+		{"a replacement on a terminal is refused without asking: a yes does not stand for it", moved, true, true, false, outcome.Blocked},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,6 +115,72 @@ func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithou
 				t.Errorf("deployed %t, want %t: %v", deployed, tt.want == outcome.Done, b.Calls())
 			}
 		})
+	}
+}
+
+func TestUpReplacesOnlyWhatTheRunNamesWithYesATerminalsYesOrNeither(t *testing.T) {
+	ctx := context.Background()
+	moved := func(t *testing.T) deploytarget.Target { return cluster(t, "region: fra1", "region: ams3") }
+	named := func(values ...string) replace.Allowed {
+		a, err := replace.Parse(values, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	tests := []struct {
+		name   string
+		opts   deploy.UpOptions
+		asked  bool
+		wantUp outcome.Status
+	}{
+		{"yes alone does not replace", deploy.UpOptions{Yes: true}, false, outcome.Blocked},
+		{"yes with the flag alone replaces", deploy.UpOptions{Yes: true, AllowReplace: named(replace.All)}, false, outcome.Done},
+		{"yes naming the manifest's kind and name replaces", deploy.UpOptions{Yes: true,
+			AllowReplace: named("DigitalOceanKubernetesCluster/dev-fra1")}, false, outcome.Done},
+		{"yes naming the kind's program in another case replaces", deploy.UpOptions{Yes: true,
+			AllowReplace: named("digitaloceankubernetescluster/DEV-FRA1")}, false, outcome.Done},
+		{"yes naming another manifest does not replace", deploy.UpOptions{Yes: true,
+			AllowReplace: named("DigitalOceanKubernetesCluster/prod")}, false, outcome.Blocked},
+		{"a yes at a terminal does not replace and is not asked for", deploy.UpOptions{Interactive: true}, false, outcome.Blocked},
+		{"a yes at a terminal with the flag replaces", deploy.UpOptions{Interactive: true, AllowReplace: named(replace.All)}, true, outcome.Done},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, b := deployer()
+			b.Replaces("region")
+			mustUp(ctx, t, d, cluster(t))
+			updates := calls(b, "update")
+			asked := false
+			tt.opts.Confirm = func(deploytarget.Target, stackstate.Result) bool { asked = true; return true }
+			o := d.Up(ctx, moved(t), tt.opts)
+			if o.Status != tt.wantUp || asked != tt.asked {
+				t.Fatalf("up = %s (%q, %v), asked %t; want %s, asked %t", o.Status, o.Reason, o.Err, asked, tt.wantUp, tt.asked)
+			}
+			if deployed := calls(b, "update") > updates; deployed != (tt.wantUp == outcome.Done) {
+				t.Errorf("the engine's up ran: %t, want %t: %v", deployed, tt.wantUp == outcome.Done, b.Calls())
+			}
+			var unasked *replace.UnaskedError
+			if tt.wantUp == outcome.Blocked {
+				if !errors.As(o.Err, &unasked) || !strings.Contains(o.Err.Error(), "--allow-replace=DigitalOceanKubernetesCluster/dev-fra1") ||
+					!strings.Contains(o.Err.Error(), "rollout") || !strings.Contains(o.Err.Error(), "spec.region") {
+					t.Errorf("the refusal %v does not name spec.region, rollout and --allow-replace=DigitalOceanKubernetesCluster/dev", o.Err)
+				}
+			}
+		})
+	}
+}
+
+func TestUpWithYesRunsNoExtraPreviewWhenNoFieldThatReplacesChanged(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	b.Replaces("region")
+	mustUp(ctx, t, d, cluster(t))
+	if o := d.Up(ctx, cluster(t, "nodeCount: 2", "nodeCount: 3"), deploy.UpOptions{Yes: true}); o.Status != outcome.Done {
+		t.Fatalf("an in-place change with yes: %s %v", o.Status, o.Err)
+	}
+	if n := calls(b, "preview"); n != 0 {
+		t.Errorf("up --yes of an in-place change previewed %d times, want none: %v", n, b.Calls())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/change/replace"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
@@ -139,7 +140,7 @@ func TestASavedPlanIsRefusedNamingWhatMovedAndHoldsOnAnUnchangedWorld(t *testing
 			mustUp(ctx, t, d, cluster(t))
 			p := savePlan(t, d, cluster(t, "nodeCount: 2", "nodeCount: 3"))
 			applied := tt.between(t, b, d)
-			err := d.CheckPlan(ctx, applied, p.Stacks[0])
+			err := d.CheckPlan(ctx, applied, p.Stacks[0], replace.Allowed{})
 			var moved *savedplan.PlanMovedError
 			switch {
 			case tt.moved == "" && err != nil:
@@ -166,7 +167,7 @@ func TestUpWithAPlanRefusesWhenAnUpdateLandsAfterTheCheck(t *testing.T) {
 	mustUp(ctx, t, d, cluster(t))
 	scaled := cluster(t, "nodeCount: 2", "nodeCount: 3")
 	p := savePlan(t, d, scaled)
-	if err := d.CheckPlan(ctx, scaled, p.Stacks[0]); err != nil {
+	if err := d.CheckPlan(ctx, scaled, p.Stacks[0], replace.Allowed{}); err != nil {
 		t.Fatal(err)
 	}
 	updates := calls(b, "update")
@@ -178,6 +179,40 @@ func TestUpWithAPlanRefusesWhenAnUpdateLandsAfterTheCheck(t *testing.T) {
 	}
 	if calls(b, "update") != updates {
 		t.Errorf("the engine ran: %v", b.Calls())
+	}
+}
+
+func TestASavedPlanThatReplacesIsAppliedOnlyWhenTheRunNamesTheReplacement(t *testing.T) {
+	tests := []struct {
+		name  string
+		allow replace.Allowed
+		want  outcome.Status
+	}{
+		{"without the flag the reviewed replacement is refused", replace.Allowed{}, outcome.Blocked},
+		{"with the flag the reviewed replacement is applied", replace.Everything(), outcome.Done},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			b.Replaces("region")
+			mustUp(ctx, t, d, cluster(t))
+			moved := cluster(t, "region: fra1", "region: ams3")
+			p := savePlan(t, d, moved)
+			err := d.CheckPlan(ctx, moved, p.Stacks[0], tt.allow)
+			var unasked *replace.UnaskedError
+			if (tt.want == outcome.Blocked) != errors.As(err, &unasked) {
+				t.Fatalf("the plan's check: %v, want a refused replacement: %t", err, tt.want == outcome.Blocked)
+			}
+			updates := calls(b, "update")
+			o := d.Up(ctx, moved, deploy.UpOptions{Yes: true, AllowReplace: tt.allow, Planned: &p.Stacks[0]})
+			if o.Status != tt.want {
+				t.Errorf("up --plan: %s %v, want %s", o.Status, o.Err, tt.want)
+			}
+			if deployed := calls(b, "update") > updates; deployed != (tt.want == outcome.Done) {
+				t.Errorf("the engine's up ran: %t: %v", deployed, b.Calls())
+			}
+		})
 	}
 }
 

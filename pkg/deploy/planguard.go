@@ -10,6 +10,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"github.com/clusterplane/clusterplane/pkg/change/replace"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
@@ -51,9 +52,11 @@ func (d *Deployer) lastUpdate(ctx context.Context, t deploytarget.Target) (*stac
 
 // CheckPlan tells whether the stack's part of a plan still holds for t: its manifest is the one
 // reviewed, no update landed on the stack since, and a fresh preview against the cloud as it is
-// now would do exactly the planned steps. A *PlanMovedError names what moved; other errors are
-// failures to tell. It changes nothing: a stack it had to create for the preview goes again.
-func (d *Deployer) CheckPlan(ctx context.Context, t deploytarget.Target, p outcome.PlannedStack) error {
+// now would do exactly the planned steps, none of them a replacement allow does not name. A
+// *PlanMovedError names what moved, a *replace.UnaskedError what would be replaced unasked; other
+// errors are failures to tell. It changes nothing: a stack it had to create for the preview goes
+// again.
+func (d *Deployer) CheckPlan(ctx context.Context, t deploytarget.Target, p outcome.PlannedStack, allow replace.Allowed) error {
 	var moved []string
 	if digest := savedplan.ManifestDigest(t.Input); digest != p.Digest {
 		if edited := savedplan.EditedFields(p.Fields, savedplan.FieldDigests(t.Input)); p.Fields != nil && len(edited) > 0 {
@@ -84,6 +87,12 @@ func (d *Deployer) CheckPlan(ctx context.Context, t deploytarget.Target, p outco
 	if diff := savedplan.StepsDiffer(p.Steps, savedplan.PlannedSteps(*o.Result)); len(diff) > 0 {
 		return &savedplan.PlanMovedError{Stack: t.Key(), Moved: diff}
 	}
+	// A reviewed plan is no more a yes to a replacement than --yes is: the run names it.
+	if !allow.Allows([]string{t.Name, t.Project}, t.MetadataName()) {
+		if stop := refusedReplacement(t, *o.Result, nil); stop != nil {
+			return stop.Err
+		}
+	}
 	if now := savedplan.ChangePaths(o.Result.RecordedOnly); !slices.Equal(now, p.RecordedOnly) {
 		return &savedplan.PlanMovedError{Stack: t.Key(), Moved: []string{fmt.Sprintf("the changes recorded only are %s, the plan's %s",
 			savedplan.PathsOrNone(now), savedplan.PathsOrNone(p.RecordedOnly))}}
@@ -94,7 +103,7 @@ func (d *Deployer) CheckPlan(ctx context.Context, t deploytarget.Target, p outco
 // PlanGuard is up's guard with the saved plan p (Request.Guard, with Whole): every stack is checked
 // against its part of the plan (Deployer.CheckPlan), parallel at once, before any is changed, and
 // when one is refused, all are: nothing is half-applied.
-func PlanGuard(p *savedplan.Plan, parallel int, timeout time.Duration) func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
+func PlanGuard(p *savedplan.Plan, allow replace.Allowed, parallel int, timeout time.Duration) func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 	return func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 		given := map[string]bool{}
 		for _, t := range targets {
@@ -118,7 +127,7 @@ func PlanGuard(p *savedplan.Plan, parallel int, timeout time.Duration) func(ctx 
 				return outcome.Outcome{Status: outcome.Blocked, Err: errors.Errorf("stack %s (%s) is not in the plan: preview it with --save-plan",
 					t.Key(), t.File)}
 			}
-			if err := d.CheckPlan(ctx, t, *planned); err != nil {
+			if err := d.CheckPlan(ctx, t, *planned, allow); err != nil {
 				return outcome.Outcome{Status: outcome.Blocked, Err: err}
 			}
 			return outcome.Outcome{Status: outcome.Done}

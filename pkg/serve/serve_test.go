@@ -643,9 +643,11 @@ func TestAChangeThatReplacesAnUnprotectedClusterEndsRefusedAndReplacesNothing(t 
 		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
 		path := "/api/v1/clusters/" + c["id"].(string)
 		s.waitReady(path)
-		s.backend.Replaces("region")
+		// A change the effects table calls in place, which this engine replaces: the PUT is
+		// taken (the table is all it can read), and the worker's up refuses the replacement.
+		s.backend.Replaces("tags")
 		_, now := s.call(auth.Viewer, "GET", path, "")
-		moved := strings.Replace(doCluster, `"region": "fra1"`, `"region": "ams3"`, 1)
+		moved := strings.Replace(doCluster, `"region": "fra1"`, `"region": "fra1", "tags": ["team-a"]`, 1)
 		if code, out := s.call(auth.Editor, "PUT", path, moved, "If-Match", now["resource_version"].(string)); code != 200 {
 			t.Fatalf("update: %d %v", code, out)
 		}
@@ -664,6 +666,46 @@ func TestAChangeThatReplacesAnUnprotectedClusterEndsRefusedAndReplacesNothing(t 
 			time.Sleep(100 * time.Millisecond)
 		}
 		t.Fatal("the replacement never ended Ready=False")
+	})
+}
+
+func TestAPutWhoseChangeReplacesIsAConflictNamingTheFieldAndRolloutUnlessTheBodyCarriesOne(t *testing.T) {
+	onEachDatabase(t, 0, func(t *testing.T, s *service) { // no workers: the write alone
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		id := c["id"].(string)
+		_, p := s.call(auth.Editor, "POST", "/api/v1/clusters/"+id+"/nodepools", doPool(id, 2))
+		poolPath := "/api/v1/nodepools/" + p["id"].(string)
+		resized := strings.Replace(doPool(id, 3), `"size": "s-2vcpu-4gb"`, `"size": "s-4vcpu-8gb"`, 1)
+		rotated := strings.Replace(doPool(id, 3), `"size": "s-2vcpu-4gb"`, `"size": "s-4vcpu-8gb", "rollout": {"strategy": "ROTATE"}`, 1)
+		tests := []struct {
+			name, path, body string
+			want             int
+			says             []string
+		}{
+			{"a cluster moved to another region is a conflict", "/api/v1/clusters/" + id,
+				strings.Replace(doCluster, `"region": "fra1"`, `"region": "ams3"`, 1), 409, []string{"spec.platform.digitalocean.region", "never replaces"}},
+			{"a pool scaled is taken", poolPath, doPool(id, 3), 200, nil},
+			{"a pool resized without a rollout block is a conflict naming rollout", poolPath, resized, 409,
+				[]string{"spec.platform.digitalocean.size", "rollout", "ROTATE"}},
+			{"a pool resized with a rollout block is taken", poolPath, rotated, 200, nil},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				_, now := s.call(auth.Viewer, "GET", tt.path, "")
+				code, out := s.call(auth.Editor, "PUT", tt.path, tt.body, "If-Match", now["resource_version"].(string))
+				if code != tt.want || (tt.want == 409 && errorCode(out) != "CONFLICT") {
+					t.Fatalf("PUT = %d %v, want %d", code, out, tt.want)
+				}
+				for _, say := range tt.says {
+					if !strings.Contains(fmt.Sprint(out), say) {
+						t.Errorf("the answer %v does not say %q", out, say)
+					}
+				}
+				if _, after := s.call(auth.Viewer, "GET", tt.path, ""); tt.want == 409 && after["generation"] != now["generation"] {
+					t.Errorf("a refused PUT changed the object: generation %v, was %v", after["generation"], now["generation"])
+				}
+			})
+		}
 	})
 }
 

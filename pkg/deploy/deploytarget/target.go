@@ -72,3 +72,9 @@ func GuardedType(table *effects.Table) string {
 	}
 	return table.Types[effects.NodePool]
 }
+
+// MetadataName is the manifest's metadata.name, by which --allow-replace=KIND/NAME names it.
+func (t Target) MetadataName() string {
+	meta := protofield.At(stackinput.Target(t.Input).ProtoReflect(), kindfield.TargetMetadata)
+	return protofield.String(meta, sharedv1.CloudResourceMetadataFieldName)
+}

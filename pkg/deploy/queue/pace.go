@@ -29,6 +29,16 @@ var (
 	Refreshing Requests = func(c *kinds.Cost) func(int) int { return c.Refresh }
 )
 
+// Reading is the pace of an operation that reads the cloud only when refreshing (a preview, an
+// up, status --drift): Refreshing then, as refresh's reads are (a fleet's preview or up would
+// otherwise send more than DigitalOcean allows a minute), else none.
+func Reading(refreshing bool) Requests {
+	if refreshing {
+		return Refreshing
+	}
+	return nil
+}
+
 // Pacer spaces a run's operations (adopt's imports, drift's and refresh's reads) so that the
 // requests they are estimated to send each cloud stay under the cloud's limit a minute
 // (kinds.Cost): a large account's fleet would otherwise send more than DigitalOcean allows, since

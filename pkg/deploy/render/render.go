@@ -218,6 +218,11 @@ func UpPlan(t deploytarget.Target, preview stackstate.Result, prices func(cloud 
 	if s.ProtectionOff {
 		fmt.Fprintf(&b, "  %s\n", runreport.ProtectionOffLine)
 	}
+	// A replacement is asked only when the run named it (--allow-replace); it stands on a line of
+	// its own so that a yes is never given to it unseen.
+	for _, r := range preview.Replaced() {
+		fmt.Fprintf(&b, "  REPLACES %s: deleted with its nodes and their pods, and created anew\n", r)
+	}
 	for _, rc := range s.Resources {
 		fmt.Fprintf(&b, "  %s %s %s\n", rc.Operation, rc.Type, rc.Name)
 		// The fields whose values the manifest changes, old → new; only when it changed none

@@ -3,6 +3,7 @@ package stackstate
 import (
 	"context"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -138,6 +139,24 @@ type Step struct {
 func (r Result) Replaces() bool {
 	return r.Changes[string(apitype.OpReplace)] > 0 || r.Changes[string(apitype.OpCreateReplacement)] > 0 ||
 		r.Changes[string(apitype.OpDeleteReplaced)] > 0
+}
+
+// Replaced are the resources the result replaces, "type name", each once, in the engine's order.
+func (r Result) Replaced() []string {
+	var out []string
+	for _, step := range r.Steps {
+		switch apitype.OpType(step.Action) {
+		case apitype.OpReplace, apitype.OpCreateReplacement, apitype.OpDeleteReplaced:
+			if name := step.Type + " " + step.Name; !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	if len(out) == 0 && r.Replaces() {
+		// A count without its steps (a result read back from a summary): still a replacement.
+		out = append(out, "a resource")
+	}
+	return out
 }
 
 // Changed says the operations that change something, "update 1, replace 1"; "" when none does.

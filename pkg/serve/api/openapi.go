@@ -62,7 +62,8 @@ var errorStatuses = map[int]struct{ name, code, description string }{
 	http.StatusNotFound:         {"NotFound", "NOT_FOUND", "No object has that id (or the cluster a node pool names does not exist), or no route has the path."},
 	http.StatusMethodNotAllowed: {"MethodNotAllowed", "METHOD_NOT_ALLOWED", "The path does not take the method: Allow lists the methods it takes."},
 	http.StatusConflict: {"Conflict", "CONFLICT", "The name is taken, the cluster still has node pools or is protected (deletionProtection), " +
-		"or the object (or a new pool's cluster) is being deleted, or (a delete) the object's stack was made again outside the API: the message names it and why."},
+		"or the object (or a new pool's cluster) is being deleted, or (an update) the change would replace the cluster or the pool (a pool's cloud block may carry a rollout block to rotate it instead), " +
+		"or (a delete) the object's stack was made again outside the API: the message names it and why."},
 	http.StatusPreconditionFailed:    {"PreconditionFailed", "PRECONDITION_FAILED", "The object changed since it was read (If-Match names no current version; a weak ETag never does): read it again (its resource_version) and retry."},
 	http.StatusRequestEntityTooLarge: {"BodyTooLarge", "VALIDATION_ERROR", "The body is larger than 1 MiB."},
 	http.StatusUnsupportedMediaType:  {"UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE", "The body's Content-Type is not application/json (bare, or with charset=utf-8)."},
@@ -372,7 +373,7 @@ func (d *openAPIDoc) operation(rt Route) jsonObject {
 	case VerbUpdate:
 		conditional()
 		requestBody(d.schema(reflect.TypeFor[body.Body]()))
-		errs = append(errs, http.StatusConflict) // the object is being deleted
+		errs = append(errs, http.StatusConflict) // the object is being deleted, or the change replaces it
 		responses["200"] = d.objectResponse("Updated.", false)
 	case VerbDelete:
 		conditional()

@@ -210,6 +210,9 @@ func (s *Server) update(objectType string) handler {
 		if err := s.checkBody(r, objectType, b, &old); err != nil {
 			return err
 		}
+		if err := s.replaces(r.Context(), objectType, old, b); err != nil {
+			return err
+		}
 		spec, err := json.Marshal(b.Spec)
 		if err != nil {
 			return err

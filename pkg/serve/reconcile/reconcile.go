@@ -14,19 +14,18 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"log/slog"
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/change/replace"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
-	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -195,16 +194,17 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 			w.Log.Warn("could not report a rotation's phase", "kind", o.Type, "id", o.ID, "name", o.Name, "error", err.Error())
 		}
 	}
-	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploytarget.Target, preview stackstate.Result) bool {
-		if len(rotationrun.RotatedInstead(t, preview)) > 0 {
-			// A pool the manifest asks to rotate: up makes a surge pool, drains the old one onto
-			// it and deletes it, where the engine alone would replace the pool.
-			return true
-		}
-		r.replaced = replacements(preview)
-		return len(r.replaced) == 0
+	// AllowReplace is left empty: up refuses a replacement before the question (package
+	// replace), so the question is asked only of changes in place and of a pool's rotation (a
+	// surge pool, the old one drained onto it and deleted, where the engine would replace it).
+	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(deploytarget.Target, stackstate.Result) bool {
+		return true
 	}}
 	up := d.Up(ctx, t, opts)
+	var unasked *replace.UnaskedError
+	if errors.As(up.Err, &unasked) {
+		r.replaced = unasked.Replaced
+	}
 	if r.attempt > 1 && interrupted(up) {
 		// A retried job: the attempt before ended, or its worker died (its lease ran out, and a
 		// replica's rescuer gave the job back). What that attempt left on the stack is this
@@ -357,21 +357,6 @@ func (w *Worker) forget(ctx context.Context, job *river.Job[Args], o store.Objec
 			"refer to it. It goes once their records do (the last pool forgotten queues it again)", err)
 	}
 	return w.failing(ctx, job, o, err)
-}
-
-// replacements are the resources a preview replaces, as "type name".
-func replacements(preview stackstate.Result) []string {
-	var out []string
-	for _, step := range preview.Steps {
-		switch step.Action {
-		case "replace", "create-replacement", "delete-replaced":
-			name := step.Type + " " + step.Name
-			if !slices.Contains(out, name) {
-				out = append(out, name)
-			}
-		}
-	}
-	return out
 }
 
 // taken says why the object may not deploy its stack: the stack exists, and this service never
