@@ -81,6 +81,10 @@ type adoptReport struct {
 			Field          string
 			Live, Manifest any
 		}
+		// Pending (drift) and Sets (preview) are what the next up applies: after an adopt, what
+		// the stack took over as the cloud had it.
+		Pending []struct{ Field string }
+		Sets    []struct{ Field string }
 		InPlace []struct{ Field string } `json:"inPlace"`
 	}
 }

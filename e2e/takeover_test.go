@@ -173,14 +173,41 @@ func checkPreviewAndDriftAfterAdoptFindOnlyTags(t *testing.T, e *env, do, civo s
 			}
 		}
 	}
-	// drift before up: what adopt listed for the next up (the tags), nothing the provider never
-	// reads from the cloud.
-	rep, _, r = e.adoptReport("drift", do, civo)
+	// drift before up: no drift (adopt took the cloud over as it was), and what adopt left for
+	// the next up (the tags) pending, the same fields the preview sets; status --drift in sync.
+	sets := map[string]string{}
 	for _, s := range rep.Stacks {
+		for _, f := range s.Sets {
+			sets[s.Stack] += f.Field + " "
+		}
+	}
+	drift, code, r := e.adoptReport("drift", do, civo)
+	if code != 0 {
+		t.Errorf("drift after adopt = %d, want 0: what adopt took over is no drift\n%s", code, r)
+	}
+	pending := 0
+	for _, s := range drift.Stacks {
 		for _, f := range s.Drift {
+			t.Errorf("%s: drift after adopt finds %s drifted (cloud %v, manifest %v), want none", s.File, f.Field, f.Live, f.Manifest)
+		}
+		said := ""
+		for _, f := range s.Pending {
+			pending++
+			said += f.Field + " "
 			if !strings.Contains(strings.ToLower(f.Field), "tags") {
-				t.Errorf("%s: drift after adopt finds %s (cloud %v, manifest %v), want at most tags", s.File, f.Field, f.Live, f.Manifest)
+				t.Errorf("%s: drift after adopt finds %s pending, want at most tags", s.File, f.Field)
 			}
 		}
+		if said != sets[s.Stack] {
+			t.Errorf("%s: drift after adopt says %q pending, preview %q set: want the same", s.Stack, said, sets[s.Stack])
+		}
+	}
+	if pending == 0 {
+		t.Errorf("drift after adopt lists nothing pending, want the tags adopt left for the next up:\n%s", r)
+	}
+	// Exit 4 would be Ready's word (a stack behind its manifest), never Drifted's here.
+	if r, code := e.clusterplane("status", do, civo, "--drift"); code != 0 && code != 4 || strings.Contains(r.stdout, "ChangesPending") ||
+		!strings.Contains(r.stdout, "0 drifted") {
+		t.Errorf("status --drift after adopt = %d, want no stack drifted\n%s", code, r)
 	}
 }

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/clusterplane/clusterplane/pkg/change/replace"
+	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
@@ -100,11 +103,7 @@ func previewRun(opts *previewOptions) error {
 			return d.PreviewPlan(ctx, t)
 		}})
 	}
-	var pace queue.Requests
-	if o.refresh {
-		pace = queue.Refreshing
-	}
-	return f.runDeploy(o, runOp{name: operation.Preview, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+	return f.runDeploy(o, runOp{name: operation.Preview, pace: queue.Reading(o.refresh), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Preview(ctx, t, deploy.PreviewOptions{NoRefresh: !o.refresh})
 	}})
 }
@@ -112,9 +111,10 @@ func previewRun(opts *previewOptions) error {
 type upOptions struct {
 	f *factory
 	deployOptions
-	// yes deploys without asking; plan is --plan's file.
-	yes  bool
-	plan string
+	// yes deploys without asking; plan is --plan's file; allowReplace are --allow-replace's values.
+	yes          bool
+	plan         string
+	allowReplace *replace.Allowed
 }
 
 func newCmdUp(f *factory, runF func(*upOptions) error) *cobra.Command {
@@ -137,26 +137,27 @@ the field, why and what works. --refresh=false skips the read for a manifest unc
 last up, trusting the stack's state (docs/deploying.md). A stack the fleet scan (one list of
 each cloud account) finds as its last up left it is not run at all (--deep: every stack).
 
-It exits 0, 3 when a change was refused or not confirmed (answered no) or the cloud still differs
-where no up can put it back, 1 when a deployment failed or was skipped, or when --policy (or
-$CLUSTERPLANE_POLICY) denies a manifest: then no stack is deployed (docs/policy.md).
+It exits 0, 3 when a change was refused (a replacement the run did not name with --allow-replace
+or --allow-replace=KIND/NAME among them: neither --yes nor a yes stands for one) or not confirmed
+(answered no) or the cloud still differs where no up can put it back, 1 when a deployment failed or
+was skipped, or when --policy (or $CLUSTERPLANE_POLICY) denies a manifest: then no stack is deployed.
 
 A node pool's rotation its rollout block allows (each cloud's pools, and a default pool where the
-cloud can move it) is carried out before the engine runs
-(docs/deploying.md, "Rotating node pools"); one that stops (a drain timeout) exits 1 with both
-pools in place, and up again resumes it.
+cloud can move it) is carried out before the engine runs (docs/deploying.md, "Rotating node
+pools"); one that stops (a drain timeout) exits 1 with both pools in place, and up again resumes it.
 
 up --plan FILE applies a plan preview --save-plan wrote, and nothing else, without asking: every
 stack is checked first, and when a manifest differs from the one reviewed, another update landed on
 a stack since, or a fresh preview (the cloud read first) would do anything the plan does not say,
-nothing is applied, each stack saying what moved (exit 3).`,
+nothing is applied, each stack saying what moved (exit 3); a replacement needs --allow-replace.`,
 	}
 	opts.flags(cmd)
 	opts.allFlag(cmd)
 	opts.secretsFlag(cmd)
 	opts.retargetFlag(cmd)
 	opts.policyFlag(cmd)
-	cmd.Flags().BoolVar(&opts.yes, "yes", false, "deploy without asking, replacements included (for CI)")
+	cmd.Flags().BoolVar(&opts.yes, "yes", false, "deploy without asking (for CI); a replacement still needs --allow-replace")
+	opts.allowReplace = cli.AllowReplaceFlag(cmd, f.kinds)
 	opts.refreshFlag(cmd)
 	opts.fleetFlags(cmd, true)
 	cmd.Flags().StringVar(&opts.plan, "plan", "", "apply the plan a preview saved, and nothing else: every stack is refused "+
@@ -175,21 +176,15 @@ func upRun(opts *upOptions) error {
 			return err
 		}
 		o.deep = true // the plan's guard previews every stack afresh
-		return f.runDeploy(o, runOp{name: operation.Up, skipBlocked: true, whole: true, pace: queue.Refreshing, guard: deploy.PlanGuard(p, o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
+		return f.runDeploy(o, runOp{name: operation.Up, skipBlocked: true, whole: true, pace: queue.Refreshing, guard: deploy.PlanGuard(p, *opts.allowReplace, o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+			return d.Up(ctx, t, deploy.UpOptions{Yes: true, AllowReplace: *opts.allowReplace, Planned: p.Stack(t.Key())})
 		}})
 	}
 	if len(o.files) == 0 {
 		return errors.New("up takes the manifests to deploy (FILE|DIR...), or --plan FILE")
 	}
-	// Reading the cloud is paced as refresh's reads are: a fleet's up would otherwise send more
-	// than DigitalOcean allows a minute.
-	var pace queue.Requests
-	if o.refresh {
-		pace = queue.Refreshing
-	}
-	return f.runDeploy(o, runOp{name: operation.Up, skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploytarget.Target, r stackstate.Result) bool {
+	return f.runDeploy(o, runOp{name: operation.Up, skipBlocked: true, pace: queue.Reading(o.refresh), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, AllowReplace: *opts.allowReplace, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploytarget.Target, r stackstate.Result) bool {
 			return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 		}})
 	}})
@@ -242,24 +237,27 @@ func refreshRun(opts *refreshOptions) error {
 type driftOptions struct {
 	f *factory
 	deployOptions
+	failOnPending bool // --fail-on-pending
 }
 
 func newCmdDrift(f *factory, runF func(*driftOptions) error) *cobra.Command {
 	opts := &driftOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "drift FILE|DIR...",
-		Short: "Tell whether the cloud has drifted from each manifest, changing nothing",
-		Long: `drift reads each manifest's resources from the cloud, in memory only, and previews the manifest
-against them. Drift the cloud owns by design (an autoscaler's node count, auto-upgrade patches) is
-ignored by the modules and reads as none; anything else that up would put back is drift, named by
-manifest field with both values (up and preview read the cloud first, as drift does), and a
-difference no up can put back is said as one, with why and what works.
+		Short: "Tell whether the cloud has drifted from what the last up applied, changing nothing",
+		Long: `drift reads each manifest's resources from the cloud, in memory only, and compares them with what
+the stack's last up applied, as terraform plan -refresh-only does. Drift is what the cloud changed:
+named by manifest field with both values, a difference no up can put back said as one, with why and
+what works. Drift the cloud owns by design (an autoscaler's node count, auto-upgrade patches) is
+ignored by the modules and reads as none. What the manifest changed since the last up (or an adopt
+took over as the cloud had it) is pending, listed apart: the next up applies it.
 
 It first lists each cloud account's clusters once and compares them with each stack's records
 (docs/deploying.md, "The fleet scan"): only the stacks that list cannot vouch for are previewed
-(--deep: all). It changes nothing, and exits 0 without drift (a stack never deployed, or destroyed,
-says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
+(--deep: all). It changes nothing, and exits 0 without drift (pending or not; a stack never
+deployed says not deployed), 3 with drift (or pending, with --fail-on-pending), 1 when it cannot tell.`,
 	}
+	cmd.Flags().BoolVar(&opts.failOnPending, "fail-on-pending", false, "exit 3 when the manifest has changes the last up did not apply")
 	opts.flags(cmd, "markdown")
 	opts.allFlag(cmd)
 	opts.fleetFlags(cmd, false)
@@ -270,7 +268,7 @@ says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 func driftRun(opts *driftOptions) error {
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: operation.Drift, pace: queue.Refreshing,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			return d.Drift(ctx, t)
+			return runreport.PendingFails(d.Drift(ctx, t), opts.failOnPending)
 		}})
 }
 
@@ -314,11 +312,7 @@ func statusRun(opts *statusOptions) error {
 	if err := opts.view.Validate(); err != nil {
 		return err
 	}
-	var pace queue.Requests
-	if opts.drift {
-		// status --drift refreshes as drift does.
-		pace = queue.Refreshing
-	}
+	pace := queue.Reading(opts.drift) // status --drift refreshes as drift does
 	text := func(w io.Writer, outcomes []outcome.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: operation.Status, render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {

@@ -139,9 +139,9 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 		flags   []string
 	}{
 		{"preview", append(many, "--all", "--changed-since", "--deep", "--policy", "--refresh", "--retarget", "--save-plan", "--secrets-provider")},
-		{"up", append(many, "--all", "--changed-since", "--deep", "--plan", "--policy", "--refresh", "--retarget", "--secrets-provider", "--yes")},
+		{"up", append(many, "--all", "--allow-replace", "--changed-since", "--deep", "--plan", "--policy", "--refresh", "--retarget", "--secrets-provider", "--yes")},
 		{"refresh", append(many, "--all", "--clear-pending-creates", "--import-pending-create")},
-		{"drift", append(many, "--all", "--deep")},
+		{"drift", append(many, "--all", "--deep", "--fail-on-pending")},
 		{"status", append(many, "--deep", "--drift", "--kind", "--only", "--selector", "--sort-by", "--wide")},
 		{"destroy", append(many, "--all", "--remove", "--yes")},
 		{"kubeconfig", nil},

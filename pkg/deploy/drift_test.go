@@ -6,6 +6,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -372,6 +373,65 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 			}
 			if code := runreport.ExitCode([]outcome.Outcome{o}); code != tt.exit {
 				t.Errorf("status --drift exits %d, want %d", code, tt.exit)
+			}
+		})
+	}
+}
+
+// Drift is what the cloud changed since the last up; the manifest's own change since is pending,
+// reported apart. drift and status --drift say the same of each case.
+func TestDriftIsWhatTheCloudChangedAndAManifestEditIsPending(t *testing.T) {
+	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+	tests := []struct {
+		name string
+		// manifest is the node count the manifest says after the up of 2; cloud what the cloud
+		// has then (0: left as the up made it).
+		manifest, cloud string
+		wantDrift       outcome.Status
+		drifted         string // the drifted field's text, "" for none
+		pending         string // the pending text, "" for none
+		condition       string // status --drift's Drifted condition: status/reason
+	}{
+		{"a manifest edit alone is pending, not drift", "3", "", outcome.Done, "",
+			"pending: spec.nodeCount 2 → 3, not applied", "False/InSync"},
+		{"a change in the cloud alone is drift", "2", "6", outcome.Drifted,
+			"spec.nodeCount: the cloud has 6, the manifest 2", "", "True/ChangesPending"},
+		{"a manifest edit and another value in the cloud are both", "3", "6", outcome.Drifted,
+			"spec.nodeCount: the cloud has 6, the last up applied 2", "pending: spec.nodeCount 2 → 3, not applied", "True/ChangesPending"},
+		{"the cloud already at the manifest's new value is neither: up has nothing to apply", "3", "3", outcome.Done, "",
+			"", "False/InSync"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			text := manifest(t, "digitaloceankubernetesnodepool/minimal.yaml")
+			mustUp(ctx, t, d, target(t, "pool.yaml", text))
+			p := target(t, "pool.yaml", strings.Replace(text, "nodeCount: 2", "nodeCount: "+tt.manifest, 1))
+			if tt.cloud != "" {
+				n, _ := strconv.Atoi(tt.cloud)
+				b.EditRefreshed(p.Key(), poolType, "dev-fra1-workers", "nodeCount", float64(n), float64(n))
+			}
+			o := d.Drift(ctx, p)
+			var drifted []string
+			for _, f := range o.Drift {
+				drifted = append(drifted, fielddrift.DescribeDrift(f))
+			}
+			if o.Status != tt.wantDrift || strings.Join(drifted, "; ") != tt.drifted {
+				t.Errorf("drift = %s, drifted %q; want %s, drifted %q (%s)", o.Status, drifted, tt.wantDrift, tt.drifted, o.Reason)
+			}
+			if pending := fielddrift.DescribePending(o.Pending); len(o.Pending) > 0 != (tt.pending != "") || tt.pending != "" && pending != tt.pending {
+				t.Errorf("drift's pending: %q (%d fields), want %q", pending, len(o.Pending), tt.pending)
+			}
+			if tt.pending != "" && !strings.Contains(o.Reason, tt.pending) {
+				t.Errorf("drift's reason %q does not say %q", o.Reason, tt.pending)
+			}
+			st := d.Status(ctx, p, deploy.StatusOptions{Drift: true})
+			if st.Report == nil || len(st.Report.Conditions) != 2 {
+				t.Fatalf("status --drift: %+v", st.Report)
+			}
+			if c := st.Report.Conditions[1]; c.Status+"/"+c.Reason != tt.condition {
+				t.Errorf("status --drift's Drifted is %s/%s (%s), want %s", c.Status, c.Reason, c.Message, tt.condition)
 			}
 		})
 	}

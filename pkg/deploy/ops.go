@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/change/replace"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
@@ -363,8 +364,12 @@ func (d *Deployer) lastUpdateOf(ctx context.Context, t deploytarget.Target, s st
 
 // UpOptions steer Up.
 type UpOptions struct {
-	// Yes deploys without a preview or a question: replacements included.
+	// Yes deploys without a question, but never a replacement AllowReplace does not name.
 	Yes bool
+	// AllowReplace names the manifests whose resources the up may replace (--allow-replace): a
+	// change that replaces any other's is refused (exit 3) before anything changes, with Yes or
+	// a yes at the terminal alike (package replace).
+	AllowReplace replace.Allowed
 	// Interactive tells that someone answers Confirm. Without Yes, any change is then asked about
 	// (after the plan) and deploys on yes, as pulumi up and terraform apply ask; without
 	// Interactive (a pipe, CI) no change deploys without Yes.
@@ -559,7 +564,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 		}
 	}
 	adopted := d.leftByAdoption(ctx, t, s)() // read before this up becomes the last update
-	if stop := d.confirmed(ctx, t, s, refresh, adopted, opts); stop != nil {
+	if stop := d.confirmed(ctx, t, s, st, refresh, adopted, opts); stop != nil {
 		// Nothing deployed: a stack made for this up goes again, as after a preview.
 		forget(ctx, s, created)
 		return *stop
@@ -595,11 +600,16 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 	return guard.done(fielddrift.PutBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
 }
 
-// confirmed stops an up, before the engine changes anything, whose preview is not confirmed
-// (without Yes), or whose plan an update landing since has moved (Planned): the plan was
-// checked before any stack changed, and this catches what landed since.
-func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, refresh bool, adopted []string, opts UpOptions) *outcome.Outcome {
-	if !opts.Yes {
+// confirmed stops an up, before the engine changes anything, whose change replaces what the run
+// did not name (AllowReplace), whose preview is not confirmed (without Yes), or whose plan an
+// update landing since has moved (Planned): the plan was checked before any stack changed, and
+// this catches what landed since.
+func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, refresh bool, adopted []string, opts UpOptions) *outcome.Outcome {
+	if opts.Yes {
+		if stop := d.unaskedReplacement(ctx, t, s, st, refresh, nil, opts); stop != nil {
+			return stop
+		}
+	} else {
 		preview, err := s.Preview(ctx, stackstate.Options{Refresh: refresh})
 		if err == nil && refresh {
 			err = d.previewReads(ctx, t, s, "up", preview)
@@ -609,6 +619,10 @@ func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stack
 			return &o
 		}
 		preview.RecordedOnly, preview.LeftByAdoption = runreport.RecordedOnly(t, preview), adopted
+		// The replacement is refused before the question: a yes does not stand for it either.
+		if stop := d.unaskedReplacement(ctx, t, s, st, refresh, &preview, opts); stop != nil {
+			return stop
+		}
 		if preview.Changed() != "" {
 			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
 				return &outcome.Outcome{Status: outcome.Blocked, Reason: reason, Result: &preview}
@@ -716,8 +730,12 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		return upgradedPast(err)
 	}
 	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "no drift"}
-	if reason, fields := fielddrift.DriftOf(t, res); reason != "" {
-		o.Status, o.Reason, o.Drift = outcome.Drifted, reason, fields
+	reason, drifted, pending := fielddrift.DriftOf(t, res, d.leftByAdoption(ctx, t, s))
+	if reason != "" {
+		o.Status, o.Reason, o.Drift = outcome.Drifted, reason, drifted
+	}
+	if o.Pending = pending; len(pending) > 0 {
+		o.Reason += "; " + fielddrift.PendingReason(t, res, pending)
 	}
 	// A pool a rotation left behind is no field of the manifest: the engine never sees it.
 	orphans, err := d.orphans(ctx, t, st)

@@ -146,8 +146,9 @@ func TestAPreviewOfARotationWhoseSurgeNameIsTakenIsRefusedNamingThePool(t *testi
 	}
 }
 
-// drift, given a manifest whose edit up carries out as a rotation, says the rotation, not the
-// replacement the engine alone would make.
+// drift, given a manifest whose edit up carries out as a rotation, says the edit is pending and
+// the rotation up carries out for it, not the replacement the engine alone would make; the edit
+// is the manifest's, so no drift.
 func TestDriftSaysTheRotationUpCarriesOutNotTheEnginesReplacement(t *testing.T) {
 	ctx := context.Background()
 	d, _ := deployer()
@@ -155,12 +156,12 @@ func TestDriftSaysTheRotationUpCarriesOutNotTheEnginesReplacement(t *testing.T) 
 	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
 	resized.Rotate = rotatingIn(&pools{})
 	o := d.Drift(ctx, resized)
-	if o.Status != outcome.Drifted || !strings.Contains(o.Reason, "would rotate pool default") {
-		t.Errorf("drift: %s %q, want drifted saying the rotation", o.Status, o.Reason)
+	if o.Status != outcome.Done || len(o.Pending) != 1 || !strings.Contains(o.Reason, "would rotate pool default") {
+		t.Errorf("drift: %s %q, want no drift, the size pending and the rotation said", o.Status, o.Reason)
 	}
-	// Without the rollout block up rotates nothing: drift says the engine's plan.
+	// Without the rollout block up rotates nothing: drift says the edit pending, no rotation.
 	replaced := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb")
-	if o := d.Drift(ctx, replaced); o.Status != outcome.Drifted || strings.Contains(o.Reason, "rotate") {
-		t.Errorf("drift without a rotation: %s %q, want the engine's plan said", o.Status, o.Reason)
+	if o := d.Drift(ctx, replaced); o.Status != outcome.Done || len(o.Pending) != 1 || strings.Contains(o.Reason, "rotate") {
+		t.Errorf("drift without a rotation: %s %q, want no drift and the size pending", o.Status, o.Reason)
 	}
 }

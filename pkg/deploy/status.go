@@ -2,14 +2,12 @@ package deploy
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -69,6 +67,9 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 		}
 	}
 	report.LastUpdate = last
+	// NODES and COST are the cloud's as last read, not the manifest's: they differ after a manifest
+	// edit not yet deployed, or a console change a refresh read back.
+	report.Recorded = fielddrift.Recorded(t, st, outputs)
 	ready := readyOf(last, report)
 	if _, held := st.IDs(deploytarget.GuardedType(t.Effects)); last == nil && held {
 		// An up killed before it could record itself, its resource since recorded (refresh
@@ -228,7 +229,8 @@ func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stack
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
 	}
-	if reason, fields := fielddrift.DriftOf(t, res); reason != "" {
+	reason, fields, pending := fielddrift.DriftOf(t, res, d.leftByAdoption(ctx, t, s))
+	if reason != "" {
 		message := reason
 		if len(fields) > 0 {
 			message += " (" + describeFields(fields) + ")"
@@ -239,6 +241,11 @@ func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stack
 		}
 		return outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: message}
 	}
+	if len(pending) > 0 {
+		// The manifest's own change is no drift: Ready's ManifestChanged says the stack is behind.
+		return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync",
+			Message: "the cloud matches what the last up applied; " + fielddrift.PendingReason(t, res, pending)}
+	}
 	return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
 }
 
@@ -246,7 +253,7 @@ func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stack
 func describeFields(fields []outcome.FieldDrift) string {
 	parts := make([]string, 0, len(fields))
 	for _, f := range fields {
-		parts = append(parts, fmt.Sprintf("%s: the cloud has %s, the manifest %s", f.Field, diff.Show(f.Live), diff.Show(f.Manifest)))
+		parts = append(parts, fielddrift.DescribeDrift(f))
 	}
 	return strings.Join(parts, "; ")
 }

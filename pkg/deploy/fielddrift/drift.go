@@ -1,12 +1,15 @@
 package fielddrift
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -19,23 +22,144 @@ import (
 // NotDeployed or Destroyed).
 const NotDeployed = "not deployed (never, or destroyed): nothing to compare with the cloud; up deploys it"
 
-// DriftOf is what a preview against the cloud (res) found, as drift and status --drift say it: ""
-// when nothing differs; else what up, which reads the cloud first, would do, except that a
-// difference the provider cannot put back is said as such, never as something up clears; and the
-// fields that differ.
-func DriftOf(t deploytarget.Target, res stackstate.Result) (reason string, fields []outcome.FieldDrift) {
-	reason = wouldChange(t, res)
-	if reason == "" {
-		return "", nil
+// DriftOf is what a preview against the cloud (res) found, as drift, status --drift and serve's
+// Drifted condition say it. Drift is what the cloud changed since the last up: the cloud against
+// what that up applied, as Terraform's plan -refresh-only compares. A field the manifest changed
+// since (or one an adoption took over as the cloud had it, left, read lazily) is pending: the
+// next up applies it, and the cloud did nothing. reason is "" when nothing drifted; else what up,
+// which reads the cloud first, would do, except that a difference the provider cannot put back
+// is said as such, never as something up clears. A field the manifest changed and the cloud
+// changed too, away from what the last up applied, is both: drifted (the cloud against the
+// recorded value) and pending.
+func DriftOf(t deploytarget.Target, res stackstate.Result, left func() []string) (reason string, drifted, pending []outcome.FieldDrift) {
+	changes := wouldChange(t, res)
+	if changes == "" {
+		return "", nil, nil
 	}
-	fields = driftedFields(t.Effects, res.Steps)
-	switch names, all := Unclearable(fields); {
+	drifted, pending = split(t, res, left)
+	if len(drifted) == 0 && len(pending) > 0 && explained(t.Effects, res.Steps, pending) {
+		return "", nil, pending
+	}
+	reason = changes
+	switch names, all := Unclearable(drifted); {
 	case all:
 		reason = "the cloud differs where no up can put it back: " + names
 	case names != "":
 		reason += "; no up puts back " + names
 	}
-	return reason, fields
+	return reason, drifted, pending
+}
+
+// split sorts the fields res's steps change into what the cloud changed (drifted: the cloud
+// against the recorded value where the manifest changed the field too) and what the manifest
+// changed since the last up, or an adoption left for the next (pending: the recorded value
+// against the manifest's).
+func split(t deploytarget.Target, res stackstate.Result, left func() []string) (drifted, pending []outcome.FieldDrift) {
+	changed := ChangedPaths(t, res.Previous)
+	var leftFields []string
+	leftRead := false
+	for _, f := range driftedFields(t.Effects, res.Steps) {
+		if c, ok := changeOf(f.Field, changed); ok {
+			p := f
+			p.Recorded = c.Old
+			pending = append(pending, p)
+			if !SameValue(f.Live, c.Old) && f.Stays == "" {
+				d := f
+				d.Recorded = c.Old
+				drifted = append(drifted, d)
+			}
+			continue
+		}
+		if !leftRead && left != nil {
+			leftFields, leftRead = left(), true
+		}
+		if slices.Contains(leftFields, f.Field) || t.Effects != nil && t.Effects.NeverReadBack[f.Property] {
+			// Taken over as the cloud had it: the next up sets it for the first time.
+			pending = append(pending, f)
+			continue
+		}
+		drifted = append(drifted, f)
+	}
+	return drifted, pending
+}
+
+// changeOf is the manifest's change behind field, among changed: the change of the field itself,
+// or of one it holds or is held by.
+func changeOf(field string, changed map[string]diff.Change) (diff.Change, bool) {
+	if c, ok := changed[field]; ok {
+		return c, true
+	}
+	for p, c := range changed {
+		if strings.HasPrefix(p, field+".") || strings.HasPrefix(field, p+".") {
+			return c, true
+		}
+	}
+	return diff.Change{}, false
+}
+
+// explained tells whether every step that changes something changes a pending field: then the
+// engine's plan is the manifest's, and the cloud changed nothing. A step without such a field (a
+// resource the cloud deleted, to be created again) is the cloud's change.
+func explained(table *effects.Table, steps []stackstate.Step, pending []outcome.FieldDrift) bool {
+	for _, step := range steps {
+		if step.IsAction(apitype.OpSame, apitype.OpRefresh, apitype.OpRead) {
+			continue
+		}
+		found := false
+		for _, f := range driftedFields(table, []stackstate.Step{step}) {
+			found = found || slices.ContainsFunc(pending, func(p outcome.FieldDrift) bool { return p.Field == f.Field })
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// SameValue tells whether two values read from JSON or from the provider are the same value: 2
+// and 2.0 are, as JSON says them alike.
+func SameValue(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb) || reflect.DeepEqual(a, b)
+}
+
+// DescribeDrift says one drifted field with both values: the cloud's against what the last up
+// applied where the manifest changed the field since, else against the manifest's.
+func DescribeDrift(f outcome.FieldDrift) string {
+	if f.Recorded != nil {
+		return fmt.Sprintf("%s: the cloud has %s, the last up applied %s", f.Field, diff.Show(f.Live), diff.Show(f.Recorded))
+	}
+	return fmt.Sprintf("%s: the cloud has %s, the manifest %s", f.Field, diff.Show(f.Live), diff.Show(f.Manifest))
+}
+
+// DescribePending says the pending fields, "pending: spec.nodeCount 2 → 3, not applied": the
+// recorded value (or, for what an adoption took over, the cloud's) against the manifest's.
+func DescribePending(fields []outcome.FieldDrift) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = f.Field + " " + diff.Show(Before(f)) + " → " + diff.Show(f.Manifest)
+	}
+	return "pending: " + strings.Join(parts, ", ") + ", not applied"
+}
+
+// PendingReason says the pending fields of a preview against the cloud (res), and the rotation
+// up carries out for them where the engine alone would replace a pool.
+func PendingReason(t deploytarget.Target, res stackstate.Result, pending []outcome.FieldDrift) string {
+	reason := DescribePending(pending)
+	if carried := rotationrun.RotatedInstead(t, res); len(carried) > 0 {
+		reason += " (up would rotate " + rotationrun.DescribeRotations(carried) + ", where the engine alone would replace it)"
+	}
+	return reason
+}
+
+// Before is the value a pending field has until the next up: what the last up applied, or, for
+// what an adoption took over, what the cloud has.
+func Before(f outcome.FieldDrift) any {
+	if f.Recorded != nil {
+		return f.Recorded
+	}
+	return f.Live
 }
 
 // PutBack adds to an up's outcome (or a preview's, which reads the cloud as up does) what its read
@@ -74,7 +198,11 @@ func PutBack(t deploytarget.Target, o outcome.Outcome, verb string, left func() 
 	if len(o.PutBack) > 0 {
 		o.Reason += "; " + verb + " what changed in the cloud: " + fieldNames(o.PutBack)
 	}
-	if len(o.Sets) > 0 {
+	switch {
+	case len(o.Sets) > 0 && strings.HasPrefix(verb, "would"):
+		// Said as drift says it: what the stack took over is pending for this up, not drift.
+		o.Reason += "; " + DescribePending(o.Sets) + " (taken over as the cloud had it)"
+	case len(o.Sets) > 0:
 		o.Reason += "; " + strings.Replace(verb, "put back", "set", 1) + " what the stack took over as the cloud had it: " + fieldNames(o.Sets)
 	}
 	if names, _ := Unclearable(o.Drift); names != "" {

@@ -7,12 +7,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"google.golang.org/protobuf/proto"
 )
 
 // Status is how one target's operation ended.
@@ -62,6 +64,10 @@ type Outcome struct {
 
 	// What the operation found, by operation.
 	Drift []FieldDrift // drift; up: what the cloud still differs in, which no up puts back
+	// Pending are the manifest's changes since the stack's last up that no up has applied yet,
+	// and what an adoption took over as the cloud had it, with the recorded value (drift): the
+	// next up applies them; the cloud did not change them.
+	Pending []FieldDrift
 	// PutBack are the fields an up found changed in the cloud and set back to the manifest's
 	// values, with what the cloud had (up).
 	PutBack []FieldDrift
@@ -127,9 +133,11 @@ type FieldDrift struct {
 	// Field is the manifest path, e.g. "spec.tags"; for a property no row of the effects table
 	// sends, the resource type and the property.
 	Field string `json:"field"`
-	// Live is what the cloud has, Manifest what the manifest says.
+	// Live is what the cloud has, Manifest what the manifest says; Recorded, where known, what
+	// the stack's last up applied (the manifest it recorded).
 	Live     any `json:"live"`
 	Manifest any `json:"manifest"`
+	Recorded any `json:"recorded,omitempty"`
 	// Stays, when set, says why no up puts this drift back and what does: the manifest leaves
 	// the field empty, and emptying it is a change the provider does not carry out (the effects
 	// table's removal of the field, e.g. a DigitalOcean pool's labels: its API client leaves an
@@ -234,6 +242,18 @@ type StackStatus struct {
 	Conditions []Condition `json:"conditions"`
 	// Outputs are the stack's outputs, secrets left out.
 	Outputs map[string]any `json:"outputs"`
+	// Recorded is the manifest as the stack last saw the cloud run it (fielddrift.Recorded): its
+	// node counts and sizes are what the last up or refresh read, which the manifest may no
+	// longer say. Nil when the stack holds nothing. Not in the report: Nodes and Cost say it.
+	Recorded proto.Message `json:"-"`
+	// Nodes and Cost are the stack's node count ("2", "2–5" autoscaled) and monthly cost as it
+	// recorded them (Recorded), empty when it holds nothing; ManifestNodes and ManifestCost the
+	// manifest's. The report sets them (render.Report), where the prices are; a cost is nil
+	// when not priced.
+	Nodes         string         `json:"nodes,omitempty"`
+	ManifestNodes string         `json:"manifestNodes,omitempty"`
+	Cost          *cost.Estimate `json:"cost,omitempty"`
+	ManifestCost  *cost.Estimate `json:"manifestCost,omitempty"`
 }
 
 // Condition is one aspect of a stack's status.

@@ -34,11 +34,14 @@ const (
 	// Destroyed and Adopted: what destroy and adopt did.
 	Destroyed = "destroyed"
 	Adopted   = "adopted"
+	// Pending: drift found the cloud as the last up left it, and the manifest changed since (or
+	// an adoption left fields for the next up): the next up applies them; no drift.
+	Pending = "pending"
 )
 
 // results are the words in the order the summary counts them: what did or would do something,
 // what differs, what needs nothing, what went wrong.
-var results = []string{WouldChange, Changed, Destroyed, Adopted, string(outcome.Drifted), NotDeployed, Unchanged, NotRun,
+var results = []string{WouldChange, Changed, Destroyed, Adopted, string(outcome.Drifted), Pending, NotDeployed, Unchanged, NotRun,
 	string(outcome.Blocked), string(outcome.Failed), string(outcome.Skipped), string(outcome.Cancelled)}
 
 // FleetOptions steer Fleet.
@@ -133,6 +136,8 @@ func ResultOf(command operation.Name, s runreport.StackReport) string {
 		return Destroyed
 	case command == operation.Adopt:
 		return Adopted
+	case command == operation.Drift && len(s.Pending) > 0:
+		return Pending
 	case !needsSomething(s):
 		return Unchanged
 	case command == operation.Preview:
@@ -167,7 +172,7 @@ func needsSomething(s runreport.StackReport) bool {
 	if changing(s.Changes) || s.ProtectionOff {
 		return true
 	}
-	if len(s.RecordedOnly)+len(s.PutBack)+len(s.Sets)+len(s.Drift)+len(s.Rotations)+len(s.Unmanaged)+
+	if len(s.RecordedOnly)+len(s.PutBack)+len(s.Sets)+len(s.Drift)+len(s.Pending)+len(s.Rotations)+len(s.Unmanaged)+
 		len(s.Refused)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) > 0 {
 		return true
 	}
@@ -256,9 +261,18 @@ func firstThree(parts []string) string {
 func driftedValues(fields []outcome.FieldDrift) string {
 	var parts []string
 	for _, f := range fields {
-		parts = append(parts, fmt.Sprintf("%s (the cloud has %s, the manifest %s)", f.Field, show(f.Live), show(f.Manifest)))
+		parts = append(parts, driftedValue(f))
 	}
 	return firstThree(parts)
+}
+
+// driftedValue says one drifted field with both values, as the rows say them: the cloud's against
+// what the last up applied, where the manifest changed the field since, else the manifest's.
+func driftedValue(f outcome.FieldDrift) string {
+	if f.Recorded != nil {
+		return fmt.Sprintf("%s (the cloud has %s, the last up applied %s)", f.Field, show(f.Live), show(f.Recorded))
+	}
+	return fmt.Sprintf("%s (the cloud has %s, the manifest %s)", f.Field, show(f.Live), show(f.Manifest))
 }
 
 // rowCost is the change of a stack's monthly cost, without the prices' citation (the summary's
@@ -337,6 +351,11 @@ func resources(r runreport.Report) string {
 			}
 		}
 	}
+	if r.Command == operation.Adopt {
+		// An adoption changes nothing in the cloud (what differs is left for the next up): its
+		// creates are the stack's own records (the stack, the component), not cloud resources.
+		return adopted(total["import"])
+	}
 	would := r.Command == operation.Preview || r.Command == operation.Drift
 	var parts []string
 	for _, op := range slices.Sorted(maps.Keys(total)) {
@@ -358,6 +377,15 @@ func resources(r runreport.Report) string {
 		return "none changed"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// adopted is an adoption's count: what it did in the stacks' state, and, truly, nothing in the
+// cloud.
+func adopted(imports int) string {
+	if imports == 0 {
+		return "none imported, none changed in the cloud"
+	}
+	return fmt.Sprintf("%d imported into the state, none changed in the cloud", imports)
 }
 
 // unreadStacks counts the stacks whose resources the run cannot speak for, by result ("2
@@ -496,15 +524,18 @@ func roundTook(d time.Duration) string {
 // one stays, under its file and stack: what drift's rows name in short.
 func driftDetail(w io.Writer, r runreport.Report) {
 	for _, s := range r.Stacks {
-		if len(s.Drift) == 0 {
+		if len(s.Drift)+len(s.Pending) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s (%s):\n", s.File, s.Stack)
 		for _, f := range s.Drift {
-			fmt.Fprintf(w, "  %s: the cloud has %s, the manifest %s\n", f.Field, show(f.Live), show(f.Manifest))
+			fmt.Fprintf(w, "  drifted %s\n", fielddrift.DescribeDrift(f))
 			if f.Stays != "" {
 				fmt.Fprintf(w, "    %s\n", f.Stays)
 			}
+		}
+		for _, f := range s.Pending {
+			fmt.Fprintf(w, "  pending %s: %s → %s, not applied\n", f.Field, show(fielddrift.Before(f)), show(f.Manifest))
 		}
 	}
 }

@@ -86,7 +86,8 @@ func statusFleet(t *testing.T, n int, drifted, notReady, failed []int) []outcome
 	outcomes := make([]outcome.Outcome, n)
 	for i, target := range fleetTargets(t, n) {
 		gen := deploytarget.Generation(target.Input)
-		st := &outcome.StackStatus{Stack: target.Key(), Generation: gen, ObservedGeneration: gen, Outputs: map[string]any{},
+		// Recorded: the stack runs what its manifest asks, as status reads it from the state.
+		st := &outcome.StackStatus{Stack: target.Key(), Generation: gen, ObservedGeneration: gen, Outputs: map[string]any{}, Recorded: target.Input,
 			LastUpdate: &stackstate.Update{Operation: "update", Result: "succeeded", Ended: now.Add(-time.Duration(i+1) * time.Hour).Format(time.RFC3339)},
 			Conditions: []outcome.Condition{{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last update succeeded"},
 				{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}}}

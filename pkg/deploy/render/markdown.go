@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 )
@@ -82,7 +83,7 @@ func stackSection(b *strings.Builder, command operation.Name, s runreport.StackR
 	if len(s.Drift) > 0 || command == operation.Drift {
 		resources = nil
 	}
-	if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.PutBack)+len(s.Sets)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
+	if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.Pending)+len(s.PutBack)+len(s.Sets)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
 		s.Cost == nil && !s.ProtectionOff {
 		return
 	}
@@ -116,10 +117,17 @@ func cloudItems(b *strings.Builder, command operation.Name, s runreport.StackRep
 		fmt.Fprintf(b, "- **%s** `%s`: %s (changed in the cloud since the last up)\n", putBack(command), f.Field, codeValues(f.Live, f.Manifest))
 	}
 	for _, d := range s.Drift {
-		fmt.Fprintf(b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
+		if d.Recorded != nil {
+			fmt.Fprintf(b, "- drifted `%s`: the cloud has `%s`, the last up applied `%s`\n", d.Field, show(d.Live), show(d.Recorded))
+		} else {
+			fmt.Fprintf(b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
+		}
 		if d.Stays != "" {
 			fmt.Fprintf(b, "  - %s\n", d.Stays)
 		}
+	}
+	for _, d := range s.Pending {
+		fmt.Fprintf(b, "- pending `%s`: %s, not applied\n", d.Field, codeValues(fielddrift.Before(d), d.Manifest))
 	}
 	for _, d := range s.Disagreements {
 		fmt.Fprintf(b, "- **blocks adoption** `%s` (%s): the cloud has `%s`, the manifest `%s`\n", d.Field, d.Effect, show(d.Live), show(d.Manifest))

@@ -17,12 +17,16 @@ import (
 )
 
 // Report is the report of a command's outcomes, as every format shows it: priced for preview and
-// up, each failure's cause said in the user's terms with what to run to mend it (Cause).
+// up, status's stacks with their nodes and costs (statusFigures), each failure's cause said in
+// the user's terms with what to run to mend it (Cause).
 func Report(command operation.Name, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) runreport.Report {
 	report := runreport.NewReport(command, outcomes)
 	if command == operation.Preview || command == operation.Up {
 		report.Price(outcomes, prices)
 		priceUnchanged(report, outcomes, prices)
+	}
+	if command == operation.Status {
+		statusFigures(report, outcomes, prices)
 	}
 	for i, o := range outcomes {
 		if o.Err != nil {
@@ -30,6 +34,26 @@ func Report(command operation.Name, outcomes []outcome.Outcome, prices func(clou
 		}
 	}
 	return report
+}
+
+// statusFigures adds to each stack's status its nodes and monthly cost as the stack recorded
+// them, and the manifest's, as status's table shows them. A copy of the status is changed: the
+// outcome's stays as the operation left it.
+func statusFigures(report runreport.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) {
+	if len(outcomes) != len(report.Stacks) {
+		return
+	}
+	for i, row := range StatusRows(outcomes, prices) {
+		if report.Stacks[i].Status == nil {
+			continue
+		}
+		st := *report.Stacks[i].Status
+		st.ManifestNodes, st.ManifestCost = row.ManifestNodes, row.ManifestCost
+		if st.Recorded != nil {
+			st.Nodes, st.Cost = row.Nodes, row.Cost
+		}
+		report.Stacks[i].Status = &st
+	}
 }
 
 // priceUnchanged prices each stack the fleet scan found unchanged, which the engine did not run:

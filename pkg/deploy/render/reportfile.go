@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/pkg/errors"
@@ -19,8 +18,9 @@ import (
 
 // ReportRow is one stack of --report-file: flat, the same columns for every command, so that CI
 // keeps it as an artifact and a portal or a spreadsheet reads it without knowing the command. Its
-// values are the -o json report's (runreport.StackReport), the status's conditions and the
-// manifest's nodes and monthly cost added; pkg/deploy/runreport/reportfile.schema.json is its schema.
+// values are the -o json report's (runreport.StackReport), the status's conditions, the values of
+// each differing field and the manifest's nodes and monthly cost added;
+// pkg/deploy/runreport/reportfile.schema.json is its schema.
 type ReportRow struct {
 	Command   string  `json:"command"`
 	File      string  `json:"file"`
@@ -32,13 +32,17 @@ type ReportRow struct {
 	BlockedBy string  `json:"blockedBy,omitempty"`
 	Seconds   float64 `json:"seconds"`
 	NotRun    bool    `json:"notRun"`
-	// Changes counts the engine's steps by operation; Drifted the fields the cloud differs in.
+	// Changes counts the engine's steps by operation; Drift the fields the cloud differs in.
 	Changes map[string]int `json:"changes,omitempty"`
 	Drift   []string       `json:"drift,omitempty"`
+	// Differences are the fields that differ, each with the cloud's, the manifest's and the
+	// recorded value (Differences): the names alone do not tell a reader what to do.
+	Differences []Difference `json:"differences,omitempty"`
 	// Nodes is the manifest's node count ("2–5" autoscaled).
 	Nodes string `json:"nodes,omitempty"`
-	// MonthlyCost is the manifest's monthly cost; MonthlyCostBefore what the stack deployed cost
-	// (preview, up); both nil when not priced.
+	// MonthlyCost is the manifest's monthly cost, in every command; MonthlyCostBefore what the
+	// stack deployed cost (preview, up: what the change is from) or what the cloud runs costs
+	// (drift); both nil when not priced (rowCosts).
 	MonthlyCost       *Money `json:"monthlyCost,omitempty"`
 	MonthlyCostBefore *Money `json:"monthlyCostBefore,omitempty"`
 	// Ready and Drifted are status's conditions, with their reasons (status only).
@@ -60,12 +64,9 @@ type Money struct {
 }
 
 // ReportRows are the report's stacks as --report-file's rows; outcomes are the report's (in its
-// order), for the manifests' nodes, and, for status, prices for their monthly costs.
+// order), for the manifests' nodes, the differing fields' values and, with prices, the monthly
+// costs the report does not hold.
 func ReportRows(r runreport.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) []ReportRow {
-	var status []StatusRow
-	if r.Command == operation.Status && len(outcomes) == len(r.Stacks) {
-		status = StatusRows(outcomes, prices)
-	}
 	rows := make([]ReportRow, 0, len(r.Stacks))
 	for i, s := range r.Stacks {
 		row := ReportRow{Command: string(r.Command), File: s.File, Kind: s.Kind, Stack: s.Stack, Outcome: string(s.Outcome), Reason: s.Reason,
@@ -73,13 +74,18 @@ func ReportRows(r runreport.Report, outcomes []outcome.Outcome, prices func(clou
 		for _, d := range s.Drift {
 			row.Drift = append(row.Drift, d.Field)
 		}
+		// The file's nodes and monthlyCost are the manifest's in every command; status's -o json
+		// has the cloud's as recorded beside them (StackStatus.Cost).
 		if i < len(outcomes) && outcomes[i].Target.Key() == s.Stack {
 			row.Nodes = Nodes(outcomes[i].Target.Input)
+			row.Differences = Differences(r.Command, outcomes[i])
+			row.MonthlyCostBefore, row.MonthlyCost = rowCosts(r.Command, outcomes[i], prices)
 		}
 		if s.Cost != nil {
-			row.MonthlyCost = &Money{s.Cost.New.Min, s.Cost.New.Max}
+			// Report.Price's figures: what the change is from, and the same manifest's cost.
+			row.MonthlyCost, row.MonthlyCostBefore = moneyOf(s.Cost.New), nil
 			if !s.Cost.OldNotKnown {
-				row.MonthlyCostBefore = &Money{s.Cost.Old.Min, s.Cost.Old.Max}
+				row.MonthlyCostBefore = moneyOf(s.Cost.Old)
 			}
 		}
 		if st := s.Status; st != nil {
@@ -89,9 +95,6 @@ func ReportRows(r runreport.Report, outcomes []outcome.Outcome, prices func(clou
 			if u := st.LastUpdate; u != nil {
 				row.LastUpdate, row.LastUpdateEnded = u.Operation+" "+u.Result, u.Ended
 			}
-		}
-		if status != nil && status[i].Cost != nil && len(status[i].Cost.Unknown) == 0 {
-			row.MonthlyCost = &Money{status[i].Cost.Min, status[i].Cost.Max}
 		}
 		rows = append(rows, row)
 	}
@@ -124,20 +127,31 @@ func ReportFileJSON(rows []ReportRow) ([]byte, error) {
 // reportColumns are the CSV's columns, in order: the JSON's names.
 var reportColumns = []string{"command", "file", "kind", "stack", "outcome", "reason", "error", "blockedBy", "seconds", "notRun",
 	"changes", "drift", "nodes", "monthlyCostMin", "monthlyCostMax", "monthlyCostBeforeMin", "monthlyCostBeforeMax",
-	"ready", "readyReason", "drifted", "driftedReason", "generation", "observedGeneration", "lastUpdate", "lastUpdateEnded"}
+	"ready", "readyReason", "drifted", "driftedReason", "generation", "observedGeneration", "lastUpdate", "lastUpdateEnded",
+	// Last, so that a reader of the columns by position before it was added reads them still.
+	"differences"}
 
 // ReportFileCSV is the rows as CSV with a header, one line a stack: changes as op=count and the
-// drifted fields separated by ";", a cost empty when not priced.
+// drifted fields separated by ";", a cost empty when not priced, the differences as the JSON
+// file's array (a value may be a list or a map, which no cell format but JSON keeps whole).
 func ReportFileCSV(rows []ReportRow) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	_ = w.Write(reportColumns)
 	for _, r := range rows {
 		before, after := r.MonthlyCostBefore, r.MonthlyCost
+		var differences []byte
+		if len(r.Differences) > 0 {
+			var err error
+			if differences, err = json.Marshal(r.Differences); err != nil {
+				return nil, errors.Wrap(err, "encode the report file")
+			}
+		}
 		_ = w.Write([]string{r.Command, r.File, r.Kind, r.Stack, r.Outcome, r.Reason, r.Error, r.BlockedBy,
 			strconv.FormatFloat(r.Seconds, 'f', -1, 64), strconv.FormatBool(r.NotRun), counts(r.Changes), strings.Join(r.Drift, ";"),
 			r.Nodes, dollars(after, false), dollars(after, true), dollars(before, false), dollars(before, true),
-			r.Ready, r.ReadyReason, r.Drifted, r.DriftedReason, r.Generation, r.ObservedGeneration, r.LastUpdate, r.LastUpdateEnded})
+			r.Ready, r.ReadyReason, r.Drifted, r.DriftedReason, r.Generation, r.ObservedGeneration, r.LastUpdate, r.LastUpdateEnded,
+			string(differences)})
 	}
 	w.Flush()
 	return b.Bytes(), errors.Wrap(w.Error(), "encode the report file")
@@ -176,6 +190,10 @@ func ReportFile(path string, r runreport.Report, outcomes []outcome.Outcome, pri
 	for i := range rows {
 		row := &rows[i]
 		row.File, row.Reason, row.Error, row.BlockedBy = redact(row.File), redact(row.Reason), redact(row.Error), redact(row.BlockedBy)
+		for j := range row.Differences {
+			d := &row.Differences[j]
+			d.Cloud, d.Manifest, d.Recorded = redactValue(d.Cloud, redact), redactValue(d.Manifest, redact), redactValue(d.Recorded, redact)
+		}
 	}
 	if format == "csv" {
 		return ReportFileCSV(rows)

@@ -34,9 +34,12 @@ type StatusRow struct {
 	// Message is the first condition's message that is not fine (Ready not True, Drifted True).
 	Message                        string
 	Generation, ObservedGeneration string
-	// Nodes is the manifest's node count, "2–5" for an autoscaled pool; Cost its monthly cost.
-	Nodes string
-	Cost  *cost.Estimate
+	// Nodes and Cost are the node count ("2–5" for an autoscaled pool) and monthly cost of what the
+	// cloud runs as the stack last recorded it (its last up or refresh): "-" and nil when it holds
+	// nothing or could not be read. ManifestNodes and ManifestCost are the manifest's, which an
+	// edit not yet deployed, or a change in the console, makes differ.
+	Nodes, ManifestNodes string
+	Cost, ManifestCost   *cost.Estimate
 	// LastUpdate is the stack's last update (nil: none); Failed the reason status could not read
 	// the stack, "" when it could.
 	LastUpdate *stackstate.Update
@@ -50,14 +53,14 @@ func StatusRows(outcomes []outcome.Outcome, prices func(cloud string) cost.Price
 	rows := make([]StatusRow, 0, len(outcomes))
 	for _, o := range outcomes {
 		row := StatusRow{File: o.Target.File, Stack: o.Target.Key(), Kind: cmp.Or(o.Target.Short, o.Target.Name),
-			Ready: "Unknown", ReadyReason: "NotRead", Drifted: "Unknown", DriftedReason: "NotRead", Nodes: Nodes(o.Target.Input), labels: labelsOf(o.Target.Input)}
-		if prices != nil && o.Target.Input != nil {
-			if d, ok := stackinput.Cloud(o.Target.Input); ok {
-				e := cost.Of(o.Target.Input, prices(string(d.ID())))
-				row.Cost = &e
-			}
-		}
+			Ready: "Unknown", ReadyReason: "NotRead", Drifted: "Unknown", DriftedReason: "NotRead", Nodes: "-",
+			ManifestNodes: Nodes(o.Target.Input), labels: labelsOf(o.Target.Input)}
+		price := pricer(o.Target.Input, prices)
+		row.ManifestCost = price(o.Target.Input)
 		if st := o.Report; st != nil {
+			if st.Recorded != nil {
+				row.Nodes, row.Cost = Nodes(st.Recorded), price(st.Recorded)
+			}
 			ready, drifted := st.Condition("Ready"), st.Condition("Drifted")
 			row.Ready, row.ReadyReason, row.Drifted, row.DriftedReason = ready.Status, ready.Reason, drifted.Status, drifted.Reason
 			row.Generation, row.ObservedGeneration, row.LastUpdate = st.Generation, st.ObservedGeneration, st.LastUpdate
@@ -77,6 +80,24 @@ func StatusRows(outcomes []outcome.Outcome, prices func(cloud string) cost.Price
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// pricer prices a stack input with the prices of input's cloud: nil for every input when not
+// priced (prices nil, or an input of no known cloud).
+func pricer(input proto.Message, prices func(cloud string) cost.Prices) func(proto.Message) *cost.Estimate {
+	none := func(proto.Message) *cost.Estimate { return nil }
+	if prices == nil || input == nil {
+		return none
+	}
+	d, ok := stackinput.Cloud(input)
+	if !ok {
+		return none
+	}
+	p := prices(string(d.ID()))
+	return func(in proto.Message) *cost.Estimate {
+		e := cost.Of(in, p)
+		return &e
+	}
 }
 
 // Nodes is how many nodes a manifest asks for, over all its pools: "3", or "2–5" when a pool
@@ -301,10 +322,12 @@ func StatusTable(w io.Writer, rows []StatusRow, wide, withCounts bool, now time.
 		header += "\tFILE\tOBSERVED\tUPDATE\tMESSAGE"
 	}
 	fmt.Fprintln(tw, header)
-	ready, notReady, drifted, failed := 0, 0, 0, 0
+	ready, notReady, failed := 0, 0, 0
+	var drift driftCounts
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", r.Stack, r.Kind, condition(r.Ready, r.ReadyReason, "True"),
-			condition(r.Drifted, r.DriftedReason, "False"), cmp.Or(r.Generation, "-"), r.Nodes, costCell(r.Cost), age(r, now))
+			condition(r.Drifted, r.DriftedReason, "False"), cmp.Or(r.Generation, "-"), beside(r.Nodes, r.ManifestNodes),
+			beside(costCell(r.Cost), costCell(r.ManifestCost)), age(r, now))
 		if wide {
 			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s", r.File, cmp.Or(r.ObservedGeneration, "none"), lastUpdate(r.LastUpdate), cmp.Or(oneLine(r.Message), "-"))
 		}
@@ -317,19 +340,54 @@ func StatusTable(w io.Writer, rows []StatusRow, wide, withCounts bool, now time.
 		default:
 			notReady++
 		}
-		if r.Drifted == "True" {
-			drifted++
-		}
+		drift.add(r)
 	}
 	_ = tw.Flush()
 	if !withCounts {
 		return
 	}
-	fmt.Fprintf(w, "%d stacks: %d ready, %d not ready, %d drifted", len(rows), ready, notReady, drifted)
+	fmt.Fprintf(w, "%d stacks: %d ready, %d not ready, %s", len(rows), ready, notReady, drift)
 	if failed > 0 {
 		fmt.Fprintf(w, ", %d not read", failed)
 	}
 	fmt.Fprintln(w)
+}
+
+// driftCounts count the rows status compared with the cloud (drifted or not) and those it did
+// not compare because it was not asked to (no --drift).
+type driftCounts struct{ drifted, compared, unchecked int }
+
+func (c *driftCounts) add(r StatusRow) {
+	switch {
+	case r.DriftedReason == "NotChecked":
+		c.unchecked++
+	case r.Drifted == "True":
+		c.drifted++
+		c.compared++
+	case r.Drifted == "False":
+		c.compared++
+	}
+}
+
+// String is the summary's word on drift: a count only of what was compared. "0 drifted" after a
+// status that read only the backend would say the fleet is in sync when nothing looked.
+func (c driftCounts) String() string {
+	switch {
+	case c.unchecked == 0:
+		return fmt.Sprintf("%d drifted", c.drifted)
+	case c.compared == 0:
+		return "drift not checked (status --drift)"
+	}
+	return fmt.Sprintf("%d drifted, drift not checked for %d (status --drift)", c.drifted, c.unchecked)
+}
+
+// beside is a cell of the cloud's figure with the manifest's beside it when they differ: "2
+// (manifest 3)", "$48.00 (manifest $72.00)".
+func beside(cloud, manifest string) string {
+	if cloud == manifest {
+		return cloud
+	}
+	return cloud + " (manifest " + manifest + ")"
 }
 
 // condition is a condition's cell: its status, and its reason when it is not the fine one

@@ -74,6 +74,9 @@ type StackReport struct {
 	// Drift is what drift found; after an up, what the cloud still differs in that no up puts
 	// back.
 	Drift []outcome.FieldDrift `json:"drift,omitempty"`
+	// Pending is what drift found the manifest changed since the last up (or an adoption left),
+	// which the next up applies: not drift.
+	Pending []outcome.FieldDrift `json:"pending,omitempty"`
 	// PutBack are the fields an up found changed in the cloud and set back to the manifest's
 	// values, with what the cloud had.
 	PutBack []outcome.FieldDrift `json:"putBack,omitempty"`
@@ -126,7 +129,7 @@ func NewReport(command operation.Name, outcomes []outcome.Outcome) Report {
 	for _, o := range outcomes {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Name, Stack: o.Target.Key(), Outcome: o.Status,
-			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
+			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Pending: o.Pending, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
 			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
@@ -345,6 +348,16 @@ func ExitCode(outcomes []outcome.Outcome) int {
 		}
 	}
 	return code
+}
+
+// PendingFails makes a drift outcome o that found no drift but pending changes Blocked when fail
+// is set (drift --fail-on-pending), so that it exits 3 as drift does: a job that must see every
+// merged change applied asks for it.
+func PendingFails(o outcome.Outcome, fail bool) outcome.Outcome {
+	if fail && o.Status == outcome.Done && len(o.Pending) > 0 {
+		o.Status = outcome.Blocked
+	}
+	return o
 }
 
 // Command is the clusterplane command that runs an operation of the stack's history again.
