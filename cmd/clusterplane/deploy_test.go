@@ -189,6 +189,15 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 			saysNot: []string{"Deploy?"},
 		},
 		{
+			name: "a preview of a replacement names the ways out as up's refusal does",
+			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
+				deployed(t, b, filepath.Join(dir, "cluster.yaml"))
+				b.Replaces("region")
+				return []string{"preview", edit(t, dir, "cluster.yaml", "region: fra1", "region: ams3")}
+			},
+			code: exitcode.Blocked, says: []string{"rollout", "--allow-replace=DigitalOceanKubernetesCluster/platform"},
+		},
+		{
 			name: "an --allow-replace of a kind clusterplane does not deploy is a usage error",
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
 				return []string{"up", filepath.Join(dir, "cluster.yaml"), "--yes", "--allow-replace=Droplet/web"}

@@ -303,7 +303,11 @@ func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s s
 	case len(refused) > 0:
 		o.Status, o.Reason, o.Err = outcome.Blocked, "refused", &stackstate.RefusedError{Changes: refused}
 	case res.Replaces():
+		// Said as up's refusal says it: the ways out are the rollout block and --allow-replace.
 		o.Status, o.Reason = outcome.Blocked, "replaces: "+res.Summary()
+		if r := refusedReplacement(t, res, nil); r != nil && rotationrun.RotatedInstead(t, res) == nil {
+			o.Err = r.Err
+		}
 	}
 	// A rotation the manifest allows is what the engine's replacement stands in for.
 	blocked, carried, err := rotationrun.RotationGate(t, stackstate.OutputsOf(res.Previous))

@@ -21,6 +21,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
@@ -219,9 +220,12 @@ func UpPlan(t deploytarget.Target, preview stackstate.Result, prices func(cloud 
 		fmt.Fprintf(&b, "  %s\n", runreport.ProtectionOffLine)
 	}
 	// A replacement is asked only when the run named it (--allow-replace); it stands on a line of
-	// its own so that a yes is never given to it unseen.
-	for _, r := range preview.Replaced() {
-		fmt.Fprintf(&b, "  REPLACES %s: deleted with its nodes and their pods, and created anew\n", r)
+	// its own so that a yes is never given to it unseen. A pool up rotates instead is no
+	// replacement: the rotation's question says the rotation.
+	if len(rotationrun.RotatedInstead(t, preview)) == 0 {
+		for _, r := range preview.Replaced() {
+			fmt.Fprintf(&b, "  REPLACES %s: deleted with its nodes and their pods, and created anew\n", r)
+		}
 	}
 	for _, rc := range s.Resources {
 		fmt.Fprintf(&b, "  %s %s %s\n", rc.Operation, rc.Type, rc.Name)
