@@ -82,6 +82,11 @@ func errorBody(t *testing.T, a answer) apiError {
 	return e
 }
 
+// Promise: api-if-match-weak-etag-never-matches
+// Promise: api-precondition-failed
+// Promise: api-every-answer-json
+// Promise: api-unclean-path-refused-not-redirected
+// Promise: api-duplicate-key-refused
 func TestEveryAnswerOutsideTheRoutesIsTheAPIsJSONError(t *testing.T) {
 	url, backend, tokens := launch(t, "sqlite:"+filepath.Join(t.TempDir(), "serve.db"), 0)
 	s := &service{t: t, url: url, backend: backend, tokens: tokens}
@@ -130,6 +135,9 @@ func TestEveryAnswerOutsideTheRoutesIsTheAPIsJSONError(t *testing.T) {
 			want: 400, wantCode: "VALIDATION_ERROR", wantIn: []string{"/api/v1/clusters/" + id}},
 		{name: "a path with // is a JSON 400, not a redirect", method: "GET", path: "/api/v1//clusters", role: auth.Viewer,
 			want: 400, wantCode: "VALIDATION_ERROR", wantIn: []string{"/api/v1/clusters"}},
+		{name: "a body naming a key twice is refused, not read as either", method: "POST", path: "/api/v1/clusters",
+			body: strings.Replace(doCluster, `"name": "api-fra1"`, `"name": "twice", "name": "again"`, 1), role: auth.Editor,
+			want: 400, wantCode: "VALIDATION_ERROR", wantIn: []string{"is written more than once in its object"}},
 		{name: "a text/plain body is 415", method: "POST", path: "/api/v1/clusters", body: strings.Replace(doCluster, "api-fra1", "plain", 1), role: auth.Editor,
 			headers: []string{"Content-Type", "text/plain"}, want: 415, wantCode: "UNSUPPORTED_MEDIA_TYPE", wantIn: []string{"text/plain"}},
 		{name: "a form body is 415", method: "PUT", path: "/api/v1/clusters/" + id, body: doCluster, role: auth.Editor,
@@ -226,8 +234,10 @@ func TestTheRouterAndTheOpenAPIDocumentAgreeOnRoutesMethodsAndStatuses(t *testin
 	}
 	methods := []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 	// Both ways: a method the document lists for a path is routed (the guard answers 401 to a
-	// request without a token), and one it does not list is the router's 405, whose Allow is
-	// what the document lists (HEAD with GET, which the router serves as a GET).
+	// request without a token; a probe, which needs none, a status it documents), and one it
+	// does not list is the router's 405, whose Allow is what the document lists (HEAD with GET,
+	// which the router serves as a GET).
+	probes := map[string]bool{"/healthz": true, "/readyz": true}
 	for path, ops := range documented {
 		var allow []string
 		for m := range ops {
@@ -241,6 +251,12 @@ func TestTheRouterAndTheOpenAPIDocumentAgreeOnRoutesMethodsAndStatuses(t *testin
 			t.Run(m+" "+path, func(t *testing.T) {
 				a := s.send("", m, fill(path), "")
 				if slices.Contains(allow, m) {
+					if probes[path] {
+						if _, ok := ops["GET"][strconv.Itoa(a.status)]; !ok {
+							t.Errorf("a documented probe: %d, which the document does not list: %s", a.status, a.body)
+						}
+						return
+					}
 					if a.status != http.StatusUnauthorized {
 						t.Errorf("a documented route: %d, want 401 (it is not routed): %s", a.status, a.body)
 					}

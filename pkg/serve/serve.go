@@ -85,6 +85,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	// no lock, and replicas starting together on an empty database would make the same
 	// functions at once, all but one failing.
 	var driver riverdriver.Driver[*sql.Tx]
+	var queueVersion int // the last of River's migrations, which GET /readyz wants the database at
 	st, err := store.OpenMigrating(ctx, o.DatabaseURL, func(ctx context.Context, st *store.Store) error {
 		driver = riverdatabasesql.New(st.DB)
 		if st.Database == store.SQLite {
@@ -93,6 +94,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		migrator, err := rivermigrate.New(driver, nil)
 		if err != nil {
 			return errors.Wrap(err, "prepare the queue's tables")
+		}
+		if all := migrator.AllVersions(); len(all) > 0 {
+			queueVersion = all[len(all)-1].Version
 		}
 		_, err = migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
 		return errors.Wrap(err, "create the queue's tables")
@@ -133,7 +137,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			return nil, err
 		}
 	}
-	server := &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Backend: o.Backend, Log: o.Log}
+	server := &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Backend: o.Backend, Log: o.Log,
+		QueueVersion: queueVersion}
 	server.LimitCallers(o.RateLimit, o.RateBurst)
 	return &Service{Store: st, River: client, Server: server, rescuer: rescuer}, nil
 }
@@ -206,6 +211,7 @@ func (s *Service) Run(ctx context.Context, o Options) error {
 	}
 	if o.Listen == "" {
 		<-ctx.Done()
+		s.Server.ShuttingDown() // for an API served apart from Run
 		return nil
 	}
 	ln, err := net.Listen("tcp", o.Listen)
@@ -224,6 +230,8 @@ func (s *Service) Run(ctx context.Context, o Options) error {
 		return errors.Wrap(err, "serve the API")
 	case <-ctx.Done():
 	}
+	// GET /readyz answers 503 from here, before the listener closes: a load balancer stops sending.
+	s.Server.ShuttingDown()
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutCtx)

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
@@ -62,6 +63,62 @@ type Server struct {
 	// lists are lists' pages, and objects the objects read by id, as last encoded, served again
 	// while nothing changed.
 	lists, objects answers
+
+	// QueueVersion is the version of the queue's tables (the last of River's migrations) this
+	// build makes: GET /readyz answers 503 while the database's is older. 0 checks none.
+	QueueVersion int
+	// shuttingDown is set once the replica began to shut down: GET /readyz answers 503 from then.
+	shuttingDown atomic.Bool
+}
+
+// ShuttingDown makes GET /readyz answer 503 from now on, so that a load balancer stops sending
+// requests: call it when shutdown begins, before the listener closes.
+func (s *Server) ShuttingDown() { s.shuttingDown.Store(true) }
+
+// ReadyTimeout bounds GET /readyz's questions to the database: one that does not answer within
+// it is taken as down.
+const ReadyTimeout = time.Second
+
+// readyz answers GET /readyz: ok while the replica can serve requests (its database answers,
+// its tables are not older than this build's, and it is not shutting down), else 503 saying
+// which. GET /healthz is the process's own liveness, and asks the database nothing.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if why := s.notReady(r.Context()); why != "" {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": &Error{Status: http.StatusServiceUnavailable,
+			Code: "NOT_READY", Message: why}})
+		return
+	}
+	_, _ = io.WriteString(w, "ok\n")
+}
+
+// notReady says why the replica cannot serve requests; "" when it can. The database's own
+// error is logged, not sent: the route needs no token.
+func (s *Server) notReady(ctx context.Context) string {
+	if s.shuttingDown.Load() {
+		return "shutting down"
+	}
+	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
+	defer cancel()
+	// The ping first: on PostgreSQL it replaces the pool's connections that the server's
+	// restart broke, which a query on one would fail with instead.
+	var v store.Versions
+	err := s.Store.Ping(ctx)
+	if err == nil {
+		v, err = s.Store.Versions(ctx)
+	}
+	if err != nil {
+		if s.Log != nil {
+			s.Log.Warn("not ready: the database does not answer", "error", err.Error())
+		}
+		return "the database does not answer"
+	}
+	switch {
+	case v.Tables < store.SchemaVersion:
+		return fmt.Sprintf("migrations behind: the service's tables are at version %d, want %d", v.Tables, store.SchemaVersion)
+	case v.Queue < s.QueueVersion:
+		return fmt.Sprintf("migrations behind: the queue's tables are at version %d, want %d", v.Queue, s.QueueVersion)
+	}
+	return ""
 }
 
 // LimitCallers answers 429 to a caller (a token's subject) that sends more than perSecond
@@ -89,6 +146,7 @@ func (s *Server) Handler() http.Handler {
 		_, _ = w.Write(OpenAPI())
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", s.readyz)
 	for _, rt := range Routes {
 		mux.Handle(rt.Method+" "+rt.Path, s.guard(rt.Permission, rt.checked(rt.handler(s))))
 	}

@@ -70,6 +70,9 @@ var errorStatuses = map[int]struct{ name, code, description string }{
 	http.StatusPreconditionRequired:  {"PreconditionRequired", "PRECONDITION_REQUIRED", "Updates and deletes are conditional: send If-Match with the resource_version read."},
 	http.StatusTooManyRequests:       {"RateLimited", "RATE_LIMITED", "The caller sent more requests a second than serve's --rate-limit allows: retry after Retry-After seconds."},
 	http.StatusInternalServerError:   {"Internal", "INTERNAL", "The server failed; its log says why."},
+	http.StatusServiceUnavailable: {"NotReady", "NOT_READY", "GET /readyz only: the replica cannot serve requests, and the message says which: " +
+		"shutting down; the database does not answer (within a second; the server's log has its error); " +
+		"or migrations behind: the service's or the queue's tables are at version X, want Y."},
 }
 
 // schemaNotes add to the schema reflection makes of a field (TypeName.jsonName) what its Go type
@@ -399,6 +402,27 @@ func (d *openAPIDoc) operation(rt Route) jsonObject {
 	return op
 }
 
+// probes are the routes a load balancer or an orchestrator asks, outside Routes: no token, no
+// permission, and the answer is text.
+func probes() map[string]jsonObject {
+	ok := jsonObject{"description": "ok", "content": jsonObject{"text/plain": jsonObject{"schema": jsonObject{"type": "string", "const": "ok\n"}}}}
+	probe := func(id, summary, description string) jsonObject {
+		return jsonObject{"operationId": id, "summary": summary, "description": description, "tags": []string{"probes"},
+			"security": []any{}, "responses": jsonObject{"200": ok}}
+	}
+	ready := probe("getReadiness", "Readiness: the replica can serve requests",
+		"Answers ok while the database answers a ping within a second, its tables (the service's and the queue's) are not "+
+			"older than this build's, and no shutdown has begun; else 503, saying which. Send a load balancer's or an orchestrator's "+
+			"readiness checks here: a replica answers 503 from the moment its shutdown begins (SIGTERM, Ctrl-C).")
+	ready["responses"].(jsonObject)["503"] = ref("responses", errorStatuses[http.StatusServiceUnavailable].name)
+	return map[string]jsonObject{
+		"/healthz": probe("getHealth", "Liveness: the process answers",
+			"Answers ok while the process serves HTTP, whatever its database: restart the replica when it does not. "+
+				"Whether it can serve requests is GET /readyz."),
+		"/readyz": ready,
+	}
+}
+
 // reportErrors says a status report's 400 and 403, which have reasons of their own beyond a
 // body's shape and a role.
 func (d *openAPIDoc) reportErrors(responses jsonObject) {
@@ -423,6 +447,9 @@ func (d *openAPIDoc) document() jsonObject {
 			paths[rt.Path] = item
 		}
 		item[strings.ToLower(rt.Method)] = d.operation(rt)
+	}
+	for path, op := range probes() {
+		paths[path] = jsonObject{"get": op}
 	}
 	errorEnvelope := jsonObject{
 		"type":       "object",

@@ -94,6 +94,9 @@ func TestTheOpenAPIDocumentHasOneOperationPerRouteAndNoOther(t *testing.T) {
 			}
 		})
 	}
+	// The probes are documented outside Routes (TestTheProbesAreDocumentedWithoutAToken).
+	delete(documented, "GET /healthz")
+	delete(documented, "GET /readyz")
 	var extra []string
 	for key := range documented {
 		extra = append(extra, key)
@@ -218,6 +221,7 @@ func TestEveryOperationListsTheStatusesItsRequestPathCanAnswer(t *testing.T) {
 
 // A status report's 400 and 403 say the reasons of their own: the generation's bounds, the name's
 // rules, and who may report under which name.
+// Promise: api-status-report-refused
 func TestTheStatusReportsAnswersSayWhyAReportIsRefused(t *testing.T) {
 	doc := openAPIDocument(t)
 	paths, _ := doc["paths"].(map[string]any)
@@ -243,5 +247,37 @@ func TestTheStatusReportsAnswersSayWhyAReportIsRefused(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestTheProbesAreDocumentedWithoutAToken(t *testing.T) {
+	doc := openAPIDocument(t)
+	paths, _ := doc["paths"].(map[string]any)
+	for _, tc := range []struct {
+		name, path string
+		statuses   []string
+	}{
+		{"liveness answers ok, whatever the database", "/healthz", []string{"200"}},
+		{"readiness answers ok, or 503 saying why not", "/readyz", []string{"200", "503"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			item, _ := paths[tc.path].(map[string]any)
+			op, ok := item["get"].(map[string]any)
+			if !ok {
+				t.Fatalf("GET %s is not in the document", tc.path)
+			}
+			if security, ok := op["security"].([]any); !ok || len(security) != 0 {
+				t.Errorf("GET %s security = %v, want [] (no token)", tc.path, op["security"])
+			}
+			responses, _ := op["responses"].(map[string]any)
+			var got []string
+			for status := range responses {
+				got = append(got, status)
+			}
+			sort.Strings(got)
+			if strings.Join(got, ",") != strings.Join(tc.statuses, ",") {
+				t.Errorf("GET %s answers %v, want %v", tc.path, got, tc.statuses)
+			}
+		})
 	}
 }

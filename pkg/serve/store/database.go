@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -430,8 +431,39 @@ func (d dialect) migrate(ctx context.Context, db *sql.DB, also func(ctx context.
 			}
 		}
 	}
+	if _, err := db.ExecContext(ctx, schemaStamp); err != nil {
+		return errors.Wrap(err, "record the tables' version")
+	}
 	if also == nil {
 		return nil
 	}
 	return also(ctx)
+}
+
+// SchemaVersion is the version of the service's tables this build makes (migrate records it,
+// once the tables are made). Raise it when the schema gains what this build reads: GET /readyz
+// answers 503 while the database's version is older, as on a database put back from a copy
+// older than the replica.
+const SchemaVersion = 1
+
+// schemaStamp records SchemaVersion, the same text on both databases; a newer version, recorded
+// by a newer replica, is kept.
+var schemaStamp = fmt.Sprintf(`
+CREATE TABLE IF NOT EXISTS clusterplane_schema_version (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL);
+INSERT INTO clusterplane_schema_version (id, version) VALUES (1, %d)
+	ON CONFLICT (id) DO UPDATE SET version = excluded.version WHERE clusterplane_schema_version.version < excluded.version;
+`, SchemaVersion)
+
+// undefinedTable tells whether err is a query's refusal of a table that does not exist, in
+// either database.
+func undefinedTable(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "42P01"
+	}
+	var lite *sqlite.Error
+	if errors.As(err, &lite) {
+		return lite.Code() == sqlite3.SQLITE_ERROR && strings.Contains(lite.Error(), "no such table")
+	}
+	return false
 }

@@ -146,6 +146,36 @@ func OpenMigrating(ctx context.Context, url string, also func(ctx context.Contex
 	return st, nil
 }
 
+// Ping tells whether the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.DB.PingContext(ctx)
+}
+
+// Versions are the versions the database's tables are at, each 0 where its table is missing.
+type Versions struct {
+	// Tables is the service's own (SchemaVersion, once this build migrated them).
+	Tables int
+	// Queue is the queue's: the last of River's migrations run.
+	Queue int
+}
+
+// Versions reads the versions the database's tables are at.
+func (s *Store) Versions(ctx context.Context) (Versions, error) {
+	var v Versions
+	for _, read := range []struct {
+		into  *int
+		query string
+	}{
+		{&v.Tables, `SELECT coalesce(max(version), 0) FROM clusterplane_schema_version`},
+		{&v.Queue, `SELECT coalesce(max(version), 0) FROM river_migration`},
+	} {
+		if err := s.readRow(ctx, read.query).Scan(read.into); err != nil && !undefinedTable(err) {
+			return v, errors.Wrap(err, "read the tables' version")
+		}
+	}
+	return v, nil
+}
+
 // Close closes the database's connections.
 func (s *Store) Close() {
 	if s.reads != nil {
