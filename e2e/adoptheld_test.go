@@ -16,6 +16,8 @@ import (
 // folder would make a second stack hold the pool, and destroying either would delete it under the
 // other: adopt refuses it on the real engine and plugin, naming the stack that holds it, and
 // adopts nothing.
+// Promise: adopt-refuses-held-civo-pool
+// Promise: sandbox-adopt-refuses-held-civo-pool
 func TestAdoptRefusesACivoPoolThatDiscoverWroteAgainAndAStackHolds(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -20,6 +20,8 @@ import (
 	"github.com/digitalocean/godo"
 )
 
+// Promise: preview-exit-codes
+// Promise: destroy-refuses-protected-cluster
 func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWhatIsUnsafe(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -242,6 +244,7 @@ func TestClusterplaneStatusTellsAChangedManifestAndDriftAndALockedStackSaysWhatT
 	}
 }
 
+// Promise: adopt-blocks-on-replacing-difference
 func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWith(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -502,6 +505,7 @@ func TestClusterplaneInterruptedByCtrlCEndsItsEngineAndPluginsAndLeavesNoWorkspa
 // The engine answers the first Ctrl-C with "press ^C again to terminate immediately": a second
 // one ends clusterplane at once, not after the wait the first one allows the engine, and the
 // engine and its plugins end with it.
+// Promise: ctrl-c-exits-130
 func TestASecondCtrlCEndsClusterplaneAtOnceAndItsEngineWithIt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -183,6 +183,7 @@ func (e *env) previewSteps(dir string, extra []string) []step {
 // back: the provider's API client leaves an empty label map out of the update (the effects
 // table's removal of spec.labels, held by the effects walk). drift names the key and says so,
 // never that up would update it; refresh and up on the real provider leave the label, as said.
+// Promise: up-label-that-stays-ends-drifted
 func TestDriftSaysALabelAddedInTheCloudIsOneNoUpPutsBack(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

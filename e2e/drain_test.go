@@ -380,6 +380,7 @@ func addASurgePool(t *testing.T, ctx context.Context, godoClient *godo.Client, c
 	return newSel
 }
 
+// Promise: rotation-stops-with-both-pools
 func TestADrainAPDBNeverAllowsStopsAtItsTimeoutWithNodesCordoned(t *testing.T) {
 	t.Parallel()
 	start := time.Now()

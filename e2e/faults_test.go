@@ -82,6 +82,7 @@ func TestWhenTheCloudSaysNoClusterplaneSaysWhyNamingTheManifestAndTheResourceNev
 	}
 }
 
+// Promise: up-refresh-false-reads-an-undeployed-manifest-first
 func TestAFailedUpdateIsNeverReportedDoneAndTheNextUpPutsItRight(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

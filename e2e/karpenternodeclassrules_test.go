@@ -11,6 +11,7 @@ import (
 // Node's: a bad taint effect, key or value, or a label key Kubernetes would refuse, is refused
 // when the NodeClass is written, not found out when a pool is made or a node registers. The
 // checks are patterns and CEL in the generated CRDs, which only a real API server runs.
+// Promise: karpenter-nodeclass-taint-and-label-rules
 func TestANodeClassWithABadTaintOrLabelIsRefused(t *testing.T) {
 	t.Parallel()
 	k := newKube(t)

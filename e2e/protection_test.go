@@ -44,6 +44,7 @@ func (e *env) onATerminal(answer string, args ...string) (result, int) {
 	return result{stdout.String(), stderr.String(), err}, code
 }
 
+// Promise: recorded-only-changes-asked-and-planned
 func TestTurningProtectionOffIsListedAskedAndHeldByASavedPlanOnTheRealEngine(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

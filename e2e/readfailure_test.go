@@ -19,6 +19,7 @@ import (
 // terraform-provider-civo v1.1.4: FindFirewall's answer is nil on every error, and a nil answer
 // clears the id). A 503 while an up or a refresh reads the cloud would drop the firewall from the
 // stack for good; clusterplane asks Civo itself, finds it still listed, keeps it and says so.
+// Promise: failed-read-never-a-deletion
 func TestAFirewallReadThatFailsWithA503StaysInTheStackAndTheNextUpIsClean(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -74,6 +75,7 @@ func TestAFirewallReadThatFailsWithA503StaysInTheStackAndTheNextUpIsClean(t *tes
 // in terraform-provider-civo v1.1.4). A preview that reads the cloud would then show the creation
 // of a cluster that exists, with nothing said of the failed read: clusterplane asks Civo, finds it
 // still listed and fails the command saying the read failed, before any create is planned or sent.
+// Promise: preview-never-shows-a-failed-read-as-create
 func TestACivoClusterReadThatFailsWithA503IsNeverPreviewedAsACreate(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"preview", "--deep"}, {"drift", "--deep"}, {"status", "--drift", "--deep"}} {

@@ -14,6 +14,8 @@ import (
 // replacing the pool) is refused by up --yes and by up --plan of a reviewed plan, nothing deleted
 // in the loopback cloud, the refusal naming both ways out; --allow-replace naming another
 // manifest changes nothing; --allow-replace=KIND/NAME replaces exactly that pool.
+// Promise: up-refuses-unasked-replacement
+// Promise: up-replacement-refusal-names-the-way-out
 func TestUpWithYesRefusesAPoolsReplacementUntilTheRunNamesIt(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -11,6 +11,7 @@ import (
 // replacement to it, so preview exited 0 and up deleted OTHER's cluster. On the real engine and
 // provider: refused before the engine runs, OTHER's cluster kept; meant (--retarget), preview
 // counts it as the replacement it is.
+// Promise: stack-of-another-manifest-refused
 func TestAnotherManifestUpOnAnotherStackIsRefusedAndItsClusterKept(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -24,6 +24,7 @@ import (
 // at its drain timeout with both pools; an up killed mid-drain leaves it to the next up, which
 // finishes it once the PDB allows evictions, never below its minimum; the stack then points at
 // the new pool, of the new size and the old name, and a second up and drift find nothing to do.
+// Promise: up-rotates-before-the-engine
 func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testing.T) {
 	t.Parallel()
 	start := time.Now()

@@ -22,6 +22,7 @@ import (
 // it, never below the PDB's minimum. The cluster keeps its id; its one pool is new, of the new
 // size, under the old name and carrying the tag by which the provider reads the default pool;
 // a second up, drift and preview find nothing to do.
+// Promise: default-pool-rotation-keeps-cluster
 func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) {
 	t.Parallel()
 	start := time.Now()

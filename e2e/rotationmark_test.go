@@ -23,6 +23,7 @@ import (
 // surge pool whose create the cloud carried out but never confirmed (as a kill between the create
 // and the record leaves it) is found and deleted by the roll-back, on the real engine and provider.
 
+// Promise: rotation-leaves-foreign-surge-pool
 func TestARotationLeavesAPoolOfTheSurgeNameItDidNotMakeAsItWas(t *testing.T) {
 	t.Parallel()
 	rig := newRotationRig(t)
@@ -64,6 +65,7 @@ func TestARotationLeavesAPoolOfTheSurgeNameItDidNotMakeAsItWas(t *testing.T) {
 	}
 }
 
+// Promise: rotation-finds-pools-by-mark
 func TestARollBackDeletesTheSurgePoolWhoseCreateWasNeverConfirmed(t *testing.T) {
 	t.Parallel()
 	rig := newRotationRig(t)
@@ -163,6 +165,7 @@ func TestTwoUpsOfOneRotationStartedTogetherMakeOneSurgePool(t *testing.T) {
 	}
 }
 
+// Promise: orphan-pools-reported
 func TestDriftReportsAPoolLeftWithTheStacksMarkAndTheCommandThatDeletesIt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

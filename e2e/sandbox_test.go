@@ -83,6 +83,7 @@ func processesNaming(s string) []string {
 	return out
 }
 
+// Promise: sandbox-stacks-open-with-its-passphrase
 func TestSandboxDeploysEveryExampleKeepsThemAcrossRunsAndResetLeavesNoTrace(t *testing.T) {
 	t.Parallel()
 	providerPlugins(t) // skips, saying why, without the plugins
@@ -229,6 +230,7 @@ func checkResetLeavesNoTrace(t *testing.T, dir string, sandbox sandboxRun, work,
 	}
 }
 
+// Promise: sandbox-refuses-real-credentials
 func TestSandboxRefusesToStartBesideARealLookingToken(t *testing.T) {
 	t.Parallel()
 	const real = "dop_v1_" + "3f9a0c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a1c3e5b7d9f0a"

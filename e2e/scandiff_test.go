@@ -34,6 +34,7 @@ import (
 //
 // The scan's verdict is read as drift reads it (package scan, on the stack's state as the backend
 // holds it); --deep's from drift's JSON report.
+// Promise: scan-agrees-with-refresh
 func TestTheFleetScanFindsWhatTheProvidersRefreshFindsInEveryDigitalOceanProperty(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
@@ -83,6 +84,7 @@ func TestTheFleetScanFindsWhatTheProvidersRefreshFindsInEveryDigitalOceanPropert
 // firewall's rules (spec.apiServerAllowedCidrs) through Civo's API, a rule added and every ingress
 // rule removed (which the provider's read keeps as the state has them). The Civo node pool's
 // plugin is one the scan does not read: such a stack is left to the engine, never judged.
+// Promise: scan-agrees-with-refresh
 func TestTheFleetScanFindsWhatTheProvidersRefreshFindsInEveryCivoProperty(t *testing.T) {
 	t.Parallel()
 	start := time.Now()

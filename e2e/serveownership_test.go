@@ -17,6 +17,7 @@ import (
 // ChangedOutsideAPI, with the stack's node count. The command line then destroys the stack and
 // makes it again: the next check says so, and the API refuses the pool's DELETE with 409 naming
 // the stack, which keeps the command line's pool.
+// Promise: api-stack-made-again-never-destroyed
 func TestAPoolChangedAndMadeAgainFromTheCLIIsReportedAndItsDeleteRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -32,6 +32,9 @@ func neverReadBack(typ, prop string) bool {
 // TestAnAccountIsTakenOverWithDiscoverAdoptAndUp is issue 34 from end to end: two accounts made
 // by doctl, the console and the civo CLI are taken over with the commands a user types, and the
 // clouds receive nothing but tag updates of what already runs.
+// Promise: drift-is-what-the-cloud-changed
+// Promise: adopt-then-no-drift
+// Promise: adopt-then-preview-updates-tags-only
 func TestAnAccountIsTakenOverWithDiscoverAdoptAndUp(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -12,6 +12,7 @@ import (
 // (vpc_uuid is Optional, Computed and ForceNew: terraform-provider-digitalocean
 // kubernetes_cluster.go), so the cluster's own VPC replaces nothing and up deploys it, while
 // another VPC is still refused and the cluster stays.
+// Promise: pitfalls-vpc-written-back-asks-the-provider
 func TestTheClustersOwnVPCWrittenBackDeploysAndAnotherVPCIsRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -60,6 +60,7 @@ func TestAdoptOfAFolderTakesEachIdFromItsManifestAndAdoptsTheClusterBeforeItsPoo
 
 const clusterTypeName = "digitalocean:index/kubernetesCluster:KubernetesCluster"
 
+// Promise: adopt-refuses-without-id-or-held
 func TestAdoptRefusesAFleetWithAManifestWithoutAnIdOrAnIdThatContradictsItsManifestBeforeAdoptingAnything(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
+// Promise: adopt-refuses-without-id-or-held
 func TestAdoptRefusesAManifestWhoseStackAlreadyHoldsItsClusterBeforeTheEngineRuns(t *testing.T) {
 	dir := fleet(t)
 	cluster := filepath.Join(dir, "cluster.yaml")
@@ -39,6 +40,7 @@ func TestAdoptRefusesAManifestWhoseStackAlreadyHoldsItsClusterBeforeTheEngineRun
 // discover writes a pool clusterplane deployed on a cluster made elsewhere under the cloud's names
 // (newcomer6: Civo pools carry no mark to leave them out by): adopting that file would make a
 // second stack hold the pool, and destroying either would delete it under the other.
+// Promise: adopt-refuses-without-id-or-held
 func TestAdoptRefusesAnIdAnotherStackOfTheKindAlreadyHolds(t *testing.T) {
 	dir := fleet(t)
 	annotate(t, filepath.Join(dir, "cluster.yaml"), "cluster-1")

@@ -354,6 +354,7 @@ func TestStatusAndDriftOfAFleetRunStacksInParallel(t *testing.T) {
 	}
 }
 
+// Promise: refused-input-prints-no-report
 func TestEveryDeployCommandWritesAReportTheSchemaAccepts(t *testing.T) {
 	doc, err := validator.UnmarshalJSON(bytes.NewReader(runreport.ReportSchema))
 	if err != nil {
@@ -450,6 +451,7 @@ func slicesSorted(s []string) bool {
 	return true
 }
 
+// Promise: ctrl-c-exits-130
 func TestCtrlCStopsTheFleetExitsOneHundredThirtyAndStillPrintsTheTable(t *testing.T) {
 	b := deploytest.New()
 	dir := fleet(t)

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
+// Promise: discover-keeps-existing-files
 func TestDiscoverExitsAsTheTableSays(t *testing.T) {
 	const token = "dop_v1_discover-command-test"
 	do := fakedo.New(t, token)

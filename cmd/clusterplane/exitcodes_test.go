@@ -44,6 +44,8 @@ func TestTheHelpTextsAndTheDocsSayDiffsExitCodesInTheOneWording(t *testing.T) {
 	}
 }
 
+// Promise: diff-exit-codes
+// Promise: diff-exits-3
 func TestDiffExitsAsItsHelpSays(t *testing.T) {
 	minimal := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
 	unprotected := strings.Replace(minimal, "  region: fra1\n", "  region: fra1\n  deletionProtection: false\n", 1)
@@ -111,6 +113,7 @@ func TestDiffExitsAsItsHelpSays(t *testing.T) {
 	}
 }
 
+// Promise: exit-codes
 func TestTheRootHelpAndTheDocsListEveryExitCodeTheCommandsUse(t *testing.T) {
 	help := words(run(t, "", "--help").stdout)
 	docs, err := os.ReadFile(exitCodesPage)

@@ -232,6 +232,7 @@ func TestAMistypedOrMisplacedFlagIsAUsageErrorNamingTheFlagMeant(t *testing.T) {
 
 // newcomer7: inside the sandbox a stack input with its own token was refused only at the first
 // request, under "look for a cluster ... before creating one"; it is refused at its line first.
+// Promise: sandbox-provider-config-refused
 func TestInsideTheSandboxAProviderConfigOfItsOwnIsRefusedAtItsLineBeforeAnyStack(t *testing.T) {
 	text := strings.Replace(frontFile(t, "digitaloceankubernetescluster", "minimal.stack-input.yaml"), "providerConfig: {}",
 		"providerConfig:\n  apiToken: dop_v1_not-the-sandboxs\n", 1)

@@ -146,6 +146,7 @@ spec:
   clusterName: dev
 `
 
+// Promise: validate-exits-1
 func TestValidateOfADirectoryWithInvalidFilesNamesEveryOneAndExitsOne(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"good.yaml":               readExample(t, "civokubernetescluster/minimal.yaml"),
@@ -316,6 +317,7 @@ func TestPlanNeverShowsAToken(t *testing.T) {
 	}
 }
 
+// Promise: validate-exits-1
 func TestPlanOfAnInvalidOrUnknownFileExitsOne(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"bad.yaml": badName, "Pulumi.yaml": "name: x\n"})
 	for _, name := range []string{"bad.yaml", "Pulumi.yaml", "missing.yaml"} {

@@ -68,6 +68,7 @@ func optionsAsked(requests []string) int {
 	return n
 }
 
+// Promise: sandbox-catalogues-fixed
 func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns(t *testing.T) {
 	do := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
 	civo := readExample(t, "civokubernetescluster/minimal.yaml")

@@ -40,6 +40,8 @@ func onATerminal(t *testing.T, b *deploytest.Backend, answer string, args ...str
 	return result{code, stdout.String(), stderr.String()}
 }
 
+// Promise: up-asks-on-terminal
+// Promise: destroy-needs-yes
 func TestUpAndDestroyOnATerminalShowThePlanAndGoOnOnlyOnYes(t *testing.T) {
 	const key = "digitaloceankubernetescluster/platform-prod"
 	tests := []struct {
@@ -90,6 +92,7 @@ func TestUpAndDestroyOnATerminalShowThePlanAndGoOnOnlyOnYes(t *testing.T) {
 	}
 }
 
+// Promise: destroy-needs-yes
 func TestDestroyWithoutATerminalOrYesStillDeletesNothing(t *testing.T) {
 	b := deploytest.New()
 	file := filepath.Join(fleet(t), "cluster.yaml")

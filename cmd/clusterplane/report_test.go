@@ -104,6 +104,7 @@ func TestAFailuresCauseSitsInItsRowAndNoWordIsSaidTwice(t *testing.T) {
 	}
 }
 
+// Promise: status-exit-codes
 func TestStatusExitsNotReadyWhenTheLastUpdateFailed(t *testing.T) {
 	b := deploytest.New()
 	dir := fleet(t)

@@ -22,6 +22,7 @@ import (
 
 // --report-file's rows are the -o json report's stacks, the same run's, in the same order, in
 // both formats; and the file is written when a stack fails too.
+// Promise: report-file-written-whole
 func TestTheReportFileRowsAgreeWithTheJSONReport(t *testing.T) {
 	b := deploytest.New()
 	dir := fleet(t)
@@ -96,6 +97,7 @@ func index(columns []string, name string) int {
 
 // A report file of a format it is not written in is refused as a mistake of the command line
 // (exit 2), naming the flag and the file, before any stack is read.
+// Promise: report-file-other-extension-refused
 func TestAReportFileNamedInAnotherFormatIsRefusedBeforeAnythingRuns(t *testing.T) {
 	b := deploytest.New()
 	dir := fleet(t)

@@ -11,6 +11,7 @@ import (
 
 // status's exit code is that of the stacks it shows: a person who asks for the clusters and sees
 // every one Ready is not told "not ready" because of a pool the selection left out.
+// Promise: status-filters-exit-with-shown-stacks
 func TestStatusExitsWithTheCodeOfTheStacksItShows(t *testing.T) {
 	b := deploytest.New()
 	dir := fleet(t)

@@ -53,6 +53,9 @@ func flowSchemaServer(t *testing.T, token string, legacy bool) []byte {
 		"contexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: %s}\n", srv.URL, ca, token))
 }
 
+// Promise: upgrade-plan-names-objects-of-removed-apis
+// Promise: upgrade-plan-exits-3
+// Promise: upgrade-plan-blockers
 func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlocks(t *testing.T) {
 	const doToken, civoToken, kubeToken = "dop_v1_upgrade-test", "civo-upgrade-test", "kube-admin-s3cret"
 	do := fakedo.New(t, doToken)
@@ -69,6 +72,12 @@ func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlo
 		civodriver.TokenEnv: civoToken, civodriver.APIURLEnv: civo.URL()} {
 		t.Setenv(env, value)
 	}
+	// The plan reads each cluster's kubeconfig into memory: no file where the command may write holds one.
+	home := t.TempDir()
+	for _, env := range []string{"HOME", "TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"} {
+		t.Setenv(env, home)
+	}
+	defer noFileHolds(t, kubeToken, home, dir)
 	upgradePlan := func(args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
 		code := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr).run(append([]string{"upgrade", "plan", dir}, args...))

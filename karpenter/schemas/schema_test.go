@@ -74,6 +74,7 @@ func TestTheExampleNodeClassesAreValid(t *testing.T) {
 	}
 }
 
+// Promise: karpenter-nodeclass-taint-and-label-rules
 func TestTheSchemaRefusesWhatTheAPIServerWould(t *testing.T) {
 	s := compile(t, "digitaloceannodeclass.schema.json")
 	for _, tc := range []struct{ name, doc string }{

@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 )
 
+// Promise: report-file-written-whole
 func TestAFileIsReplacedWholeAndALinkAtItsNameIsNeverFollowed(t *testing.T) {
 	tests := []struct {
 		name string

@@ -332,6 +332,7 @@ func TestValidateReadsStandardInputAndWritesJSONForCI(t *testing.T) {
 	}
 }
 
+// Promise: exit-codes
 func TestACrashIsNeverTakenForInvalidInputOrUsage(t *testing.T) {
 	crashing := program.Program[*v1.DigitalOceanKubernetesClusterStackInput]{
 		Name: "crashing",

@@ -98,6 +98,7 @@ func find(found []outcome.Disagreement, field string) (outcome.Disagreement, boo
 	return outcome.Disagreement{}, false
 }
 
+// Promise: adopt-blocks-on-replacing-difference
 func TestAdoptOfEachKindBlocksOnAReplacingFieldNamingBothValuesTheRightWayRoundAndTakesInPlaceOnes(t *testing.T) {
 	ctx := context.Background()
 	for _, k := range adoptKinds(t) {

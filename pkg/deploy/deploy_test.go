@@ -91,6 +91,7 @@ func statuses(outcomes []outcome.Outcome) string {
 	return strings.Join(out, ", ")
 }
 
+// Promise: two-files-of-one-stack-refused
 func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem(t *testing.T) {
 	none := func(string) (bool, error) { return false, nil }
 	a, b, c := pool(t, "a", "b-x"), namedCluster(t, "b", "x", "c-y"), namedCluster(t, "c", "y", "")
@@ -166,6 +167,7 @@ func TestAStackIsNamedByItsNameOrAsTheTablesOrThePulumiCLIName(t *testing.T) {
 	}
 }
 
+// Promise: two-files-of-one-stack-refused
 func TestAManifestAndItsStackInputFormAreOneStackDeployedFromTheManifest(t *testing.T) {
 	manifest := clusterText("x", "one")
 	var stackInput strings.Builder

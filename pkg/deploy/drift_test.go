@@ -36,6 +36,7 @@ func TestDriftShowsTheTagsTheCloudHasNotTheInputsPulumiDerivesFromThem(t *testin
 	}
 }
 
+// Promise: adopt-then-preview-updates-tags-only
 func TestDriftIsSilentOnWhatTheProviderNeverReadsFromTheCloud(t *testing.T) {
 	tests := []struct {
 		name, prop string
@@ -112,6 +113,9 @@ func TestDriftSaysALabelNoUpCanClearIsOneAndNotThatUpWouldUpdateIt(t *testing.T)
 // An up reads the cloud first: what changed there since the last up is put back and named, the
 // cost's change is from what the cloud had, and a difference no up can put back ends the up as
 // drifted, never as done. A preview, which reads the cloud as up does, says the same beforehand.
+// Promise: preview-exit-codes
+// Promise: up-never-done-where-it-cannot-put-back
+// Promise: up-label-that-stays-ends-drifted
 func TestUpNamesWhatItPutBackFromTheCloudAndIsNotDoneWhereItCannot(t *testing.T) {
 	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
 	tests := []struct {
@@ -299,6 +303,7 @@ func TestStatusDriftPreviewsOnlyTheStacksTheFleetScanCannotVouchFor(t *testing.T
 // A stack that holds nothing, destroyed or never deployed, has nothing in the cloud to drift:
 // drift says so and exits 0, where a preview would say up creates it all; status --drift leaves
 // Drifted to Ready, which says why.
+// Promise: drift-not-deployed-exits-zero
 func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -338,6 +343,7 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 // status --drift agrees with drift when the preview fails: a version the cloud upgraded the
 // cluster past is drift no up puts back (exit 4), and a preview that failed otherwise cannot
 // tell, which is exit 1, never 0.
+// Promise: status-exit-codes
 func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 	upgraded := &stackstate.EngineError{Command: "preview", Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
 		Manifest: "1.31", Live: "1.32.2-do.0", Cloud: "DigitalOcean", Want: "1.32"}).Error()}
@@ -380,6 +386,10 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 
 // Drift is what the cloud changed since the last up; the manifest's own change since is pending,
 // reported apart. drift and status --drift say the same of each case.
+// Promise: drift-is-what-the-cloud-changed
+// Promise: drift-pending-exits-zero-or-three-with-fail-on-pending
+// Promise: word-drifted
+// Promise: word-pending
 func TestDriftIsWhatTheCloudChangedAndAManifestEditIsPending(t *testing.T) {
 	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
 	tests := []struct {

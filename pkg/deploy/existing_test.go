@@ -52,6 +52,7 @@ func (c *cloud) lookup(field string) kinds.Lookup {
 	}
 }
 
+// Promise: up-refuses-create-the-cloud-holds
 func TestUpRefusesToCreateAClusterTheCloudHoldsUnderItsNameNamingItsIdsAndTheAdoptCommand(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
@@ -144,6 +145,7 @@ func TestAPoolsLookUpReadsItsClusterFromTheReferencedStack(t *testing.T) {
 
 // preview says what up would refuse: a create of a name the cloud holds. When another stack of the
 // kind manages that resource, both name the stack, since the adopt command would refuse it.
+// Promise: up-refuses-create-the-cloud-holds
 func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {

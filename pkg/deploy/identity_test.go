@@ -19,6 +19,9 @@ func onto(t *testing.T, name, env string, stack deploytarget.Target) deploytarge
 	return tg
 }
 
+// Promise: stack-of-another-manifest-refused
+// Promise: retarget-previews-as-replacement
+// Promise: stack-env-never-changes
 func TestAnotherManifestOnAStackIsRefusedBeforeTheEngineRunsUnlessItIsMeant(t *testing.T) {
 	for _, tc := range []struct {
 		name, other, env string

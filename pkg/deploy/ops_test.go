@@ -59,6 +59,8 @@ func TestUpDeploysThenUpdatesInPlaceAndSaysItsOwnChangesNotTheStacksLatestHistor
 	}
 }
 
+// Promise: up-refuses-refused-change
+// Promise: up-diffs-recorded-manifest
 func TestUpRefusesAChangeTheProvidersCannotCarryOutBeforeTheEngineRuns(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
@@ -79,6 +81,8 @@ func TestUpRefusesAChangeTheProvidersCannotCarryOutBeforeTheEngineRuns(t *testin
 	}
 }
 
+// Promise: up-asks-on-terminal
+// Promise: up-without-terminal-needs-yes
 func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithoutOne(t *testing.T) {
 	ctx := context.Background()
 	same := func(t *testing.T) deploytarget.Target { return cluster(t) }
@@ -118,6 +122,9 @@ func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithou
 	}
 }
 
+// Promise: up-refuses-unasked-replacement
+// Promise: up-replacement-refusal-names-the-way-out
+// Promise: replacing-pool-change-refused-by-default
 func TestUpReplacesOnlyWhatTheRunNamesWithYesATerminalsYesOrNeither(t *testing.T) {
 	ctx := context.Background()
 	moved := func(t *testing.T) deploytarget.Target { return cluster(t, "region: fra1", "region: ams3") }
@@ -184,6 +191,7 @@ func TestUpWithYesRunsNoExtraPreviewWhenNoFieldThatReplacesChanged(t *testing.T)
 	}
 }
 
+// Promise: destroy-refuses-protected-cluster
 func TestAProtectedClusterIsNeitherReplacedNorDestroyedAndDestroyDoesNotAskTheEngine(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
@@ -205,6 +213,7 @@ func TestAProtectedClusterIsNeitherReplacedNorDestroyedAndDestroyDoesNotAskTheEn
 	}
 }
 
+// Promise: pending-creates-refused-until-recorded
 func TestPendingCreatesStopUpDestroyAndStatusUntilRefreshRecordsThemWithTheCloudsId(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
@@ -242,6 +251,7 @@ func TestPendingCreatesStopUpDestroyAndStatusUntilRefreshRecordsThemWithTheCloud
 	}
 }
 
+// Promise: up-diffs-recorded-manifest
 func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *testing.T) {
 	ctx := context.Background()
 	d, _ := deployer()

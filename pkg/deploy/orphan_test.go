@@ -21,6 +21,7 @@ type markedPools struct {
 
 func (m markedPools) Marked(context.Context) ([]rotation.MarkedPool, error) { return m.marked, nil }
 
+// Promise: orphan-pools-reported
 func TestDriftAndStatusReportAPoolThatCarriesTheStacksMarkButThatNoOneHolds(t *testing.T) {
 	ctx := context.Background()
 	d, _ := deployer()

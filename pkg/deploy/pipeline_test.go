@@ -120,6 +120,7 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 // status exits 4 for every Ready=False a script must stop at, a rotation stopped midway among
 // them, and for drift that status --drift found; 0 for a stack that is ready or was destroyed on
 // purpose, and for drift not checked.
+// Promise: status-exit-codes
 func TestStatusCountsAStoppedRotationAndFoundDriftAsNotReady(t *testing.T) {
 	tests := []struct {
 		condition outcome.Condition

@@ -34,6 +34,7 @@ func exampleTarget(t *testing.T, kind, path string) deploytarget.Target {
 // put back only where the cloud changed it: the fields an adoption took over as the cloud had
 // them (left for the next up) and a property the provider never reads from the cloud are what
 // this up sets for the first time, said apart.
+// Promise: up-puts-back-only-cloud-changes
 func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 	do := exampleTarget(t, "DigitalOceanKubernetesCluster", "digitaloceankubernetescluster/minimal.yaml")
 	civo := exampleTarget(t, "CivoKubernetesCluster", "civokubernetescluster/minimal.yaml")
@@ -89,6 +90,7 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 	}
 }
 
+// Promise: up-puts-back-only-cloud-changes
 func TestAnAdoptionsUpdateNamesTheFieldsItLeft(t *testing.T) {
 	left := fielddrift.AdoptionMessage([]outcome.Disagreement{{Field: "spec.tags"}, {Field: "spec.defaultNodePool.tags"}})
 	tests := []struct {

@@ -133,6 +133,7 @@ func civoCluster(t *testing.T) deploytarget.Target {
 	return deploytarget.NewTarget("cluster.yaml", k, in, "")
 }
 
+// Promise: failed-read-never-a-deletion
 func TestAReadThatDroppedWhatTheCloudStillListsIsPutBackAndFailsTheOperation(t *testing.T) {
 	listed := scan.Finding{Verdict: scan.Same}
 	missing := scan.Finding{Verdict: scan.Missing}
@@ -297,6 +298,7 @@ func exampleCluster(t *testing.T) deploytarget.Target {
 	return target
 }
 
+// Promise: preview-never-shows-a-failed-read-as-create
 func TestAPreviewThatWouldCreateWhatTheStackHoldsFailsWhenTheCloudStillListsIt(t *testing.T) {
 	create := func(urn string) stackstate.Result {
 		return stackstate.Result{Steps: []stackstate.Step{{URN: urn, Action: string(apitype.OpCreate)}}}

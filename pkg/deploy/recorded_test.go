@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
+// Promise: recorded-only-changes-asked-and-planned
 func TestAChangeTheEngineCountsSameIsListedCountedAndAskedAbout(t *testing.T) {
 	ctx := context.Background()
 	protectedText := strings.Replace(mustText(t, cluster(t)), "deletionProtection: false", "deletionProtection: true", 1)

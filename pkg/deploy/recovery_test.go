@@ -66,6 +66,7 @@ func hang(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 	return outcome.Outcome{Status: outcome.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled}
 }
 
+// Promise: pending-creates-refused-until-recorded
 func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()

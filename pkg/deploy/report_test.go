@@ -55,6 +55,7 @@ func validate(s *validator.Schema, data []byte) error {
 	return nil
 }
 
+// Promise: report-holds-no-secret
 func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *testing.T) {
 	ctx := context.Background()
 	const token = "dop_v1_report-test-token-never-printed"
@@ -203,6 +204,7 @@ func TestAReportNamesTheManifestFieldThatChangedNotEveryFieldSentAsTheSameProper
 	}
 }
 
+// Promise: cost-never-from-nothing
 func TestAReportPricesACreateFromNothingAndAStackThatRecordedNoManifestWithoutAChange(t *testing.T) {
 	c := cluster(t)
 	tests := []struct {

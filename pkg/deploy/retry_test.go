@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// Promise: retries-four-more-within-thirty-seconds
 func TestAnOperationTheCloudTurnedAwayForNowRunsAgainUnlessItLeftSomethingBehind(t *testing.T) {
 	busy := &stackstate.EngineError{Command: "update", Cause: "POST https://api/v2/kubernetes/clusters: 429 (request \"r\") slow down", Status: 429}
 	broken := &stackstate.EngineError{Command: "update", Cause: "POST https://api/v2/kubernetes/clusters: 500 (request \"r\") oops", Status: 500}

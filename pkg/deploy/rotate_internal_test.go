@@ -43,6 +43,7 @@ func newStateStack(t *testing.T) *stateStack {
 	return &stateStack{raw: apitype.UntypedDeployment{Version: 3, Deployment: json.RawMessage(state)}}
 }
 
+// Promise: rotation-never-a-replacement
 func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t *testing.T) {
 	ctx := context.Background()
 	s := newStateStack(t)
@@ -91,6 +92,7 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	}
 }
 
+// Promise: rotation-never-a-replacement
 func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *testing.T) {
 	table := &effects.Table{Types: map[effects.Role]string{effects.NodePool: poolType}}
 	rotations := []rotation.Rotation{{Pool: "spec", Name: "workers", Changes: []string{"spec.size"},

@@ -75,6 +75,7 @@ func TestARefusedRotationNamesTheKindAndTheCloudItsDriverNames(t *testing.T) {
 // The DigitalOcean cluster kind carries out its default pool's rotation: preview reads the
 // engine's replacement of the cluster as the rotation up does instead. A manifest that also
 // changes something the engine would still replace is refused before anything is rotated.
+// Promise: rotation-with-replacement-refused
 func TestADefaultPoolRotationIsPreviewedAsUpCarriesItOutUnlessSomethingElseIsReplaced(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
@@ -129,6 +130,7 @@ func rotatingIn(p kinds.Pools) kinds.Rotate {
 
 // preview says what up will do when someone else's pool holds the surge pool's name: refuse
 // (exit 3), naming the pool, the engine not asked to update anything.
+// Promise: rotation-leaves-foreign-surge-pool
 func TestAPreviewOfARotationWhoseSurgeNameIsTakenIsRefusedNamingThePool(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()

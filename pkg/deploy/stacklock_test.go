@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
+// Promise: stack-lock-turns-away
 func TestAnOperationOnAStackWhoseLockAnotherHoldsIsTurnedAwayBeforeTheEngineRuns(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -87,6 +88,7 @@ func TestTwoUpsOfOneStackStartedTogetherNeverRunAtOnce(t *testing.T) {
 	}
 }
 
+// Promise: rotation-refused-without-stack-lock
 func TestAnUpThatRotatesNothingNeedsNoLockFromABackendThatCannotHoldOne(t *testing.T) {
 	// An object store's backend cannot lock: an up that rotates nothing still deploys (the
 	// rotation's own refusal is held by the e2e tests, which rotate on a real cluster).

@@ -38,6 +38,7 @@ func (b cancelledBackend) Open(ctx context.Context, project, stack string, progr
 	return cancellableStack{s, b.cancels}, nil
 }
 
+// Promise: api-rescue-refuses-several-of-the-name
 func TestTakingOverAStackWhoseUpDiedRemovesItsLockAndSettlesItsPendingCreate(t *testing.T) {
 	tests := []struct {
 		name string

@@ -9,6 +9,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
+// Promise: drift-upgraded-past-minor
+// Promise: pitfalls-older-version-refused
 func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
 	tests := []struct {
 		name   string

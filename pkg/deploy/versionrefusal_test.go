@@ -21,6 +21,7 @@ import (
 // A version the DigitalOcean module refuses while the engine previews the stack is a refusal, as
 // the exit-code table says: preview and up end blocked and exit 3, the refusal's own words in
 // the outcome. A user's report had them end failed, exit 1, as if the cloud had broken.
+// Promise: upgrade-one-minor-at-a-time
 func TestAVersionTheModuleRefusesIsBlockedAndExits3NotFailed(t *testing.T) {
 	tests := []struct {
 		name string

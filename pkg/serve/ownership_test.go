@@ -88,6 +88,8 @@ func (s *service) destroys() int {
 // reported at the next check, and a stack destroyed and made again there is never destroyed by
 // the API, whether its DELETE comes after the check (refused, 409) or before it (accepted, then
 // refused by the worker).
+// Promise: api-stack-made-again-never-destroyed
+// Promise: api-delete-before-check-refused
 func TestAStackChangedOutsideTheAPIIsReportedAndOneMadeAgainThereIsNeverDestroyed(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -295,6 +295,7 @@ func TestEveryRouteAnswersAsTheSeedShowsWithTheRightCodes(t *testing.T) {
 	})
 }
 
+// Promise: api-unknown-fields-refused
 func TestABodyGetsEveryProblemAtOnceNamedAsItWroteThem(t *testing.T) {
 	onEachDatabase(t, 0, func(t *testing.T, s *service) {
 		tests := []struct {
@@ -497,6 +498,7 @@ func TestTheWorkersDeployScaleAndDeleteThroughThePipeline(t *testing.T) {
 
 // Drifted is read from the cloud: after each deploy, and by the periodic check, which finds a
 // console edit made since. The metadata says what the stack holds and what it costs.
+// Promise: api-monthly-cost-prices
 func TestAChangeMadeInTheCloudIsReportedDriftedByTheCheckThatFollows(t *testing.T) {
 	onEachDatabase(t, 1, func(t *testing.T, s *service) {
 		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
@@ -544,6 +546,7 @@ func TestAChangeMadeInTheCloudIsReportedDriftedByTheCheckThatFollows(t *testing.
 
 // Sweeps due faster than a replica runs them (a short interval, a busy queue) wait one at a
 // time: none piles up in the queue ahead of the writes' reconciles.
+// Promise: api-object-never-two-checks-waiting
 func TestDriftSweepsDueFasterThanTheyRunNeverPileUp(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "serve.db")
 	launch(t, db, 1, func(o *serve.Options) { o.DriftEvery = time.Millisecond })
@@ -582,6 +585,7 @@ func conditionOf(cs map[string]any, typ string) map[string]any {
 
 // A stack the worker cannot even look for (no Pulumi CLI on the replica, its backend out of
 // reach) is a failure the status says, and River's retry then deploys it.
+// Promise: api-ready-false-refused-or-failed
 func TestAStackThatCannotBeLookedForIsReportedFailedAndRetried(t *testing.T) {
 	onEachDatabase(t, 1, func(t *testing.T, s *service) {
 		s.backend.Fail("digitaloceankubernetescluster/api-fra1", "open", errors.New("the Pulumi CLI is not on PATH"))
@@ -604,6 +608,8 @@ func TestAStackThatCannotBeLookedForIsReportedFailedAndRetried(t *testing.T) {
 	})
 }
 
+// Promise: api-protected-replacement-refused
+// Promise: api-reason-refused
 func TestAProtectedClustersReplacementEndsRefusedAndItsDeleteIsRefused(t *testing.T) {
 	onEachDatabase(t, 1, func(t *testing.T, s *service) {
 		protected := strings.Replace(doCluster, `"deletionProtection": false,`, "", 1)
@@ -638,6 +644,9 @@ func TestAProtectedClustersReplacementEndsRefusedAndItsDeleteIsRefused(t *testin
 	})
 }
 
+// Promise: api-replacing-change-refused
+// Promise: api-ready-false-refused-or-failed
+// Promise: api-reason-refused
 func TestAChangeThatReplacesAnUnprotectedClusterEndsRefusedAndReplacesNothing(t *testing.T) {
 	onEachDatabase(t, 1, func(t *testing.T, s *service) {
 		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
@@ -709,6 +718,7 @@ func TestAPutWhoseChangeReplacesIsAConflictNamingTheFieldAndRolloutUnlessTheBody
 	})
 }
 
+// Promise: api-existing-stack-never-taken-over
 func TestAStackMadeOutsideTheAPIIsNeverTakenOver(t *testing.T) {
 	onEachDatabase(t, 1, func(t *testing.T, s *service) {
 		manifest, err := body.ClusterManifest(mustBody(t, doCluster))

@@ -22,6 +22,7 @@ func TestTheReservedControllerNameIsTheWorkersOwn(t *testing.T) {
 
 // A status is written by whom it names: a controller token reports under its own name only,
 // nobody under serve's own, and the report's generation and name are checked.
+// Promise: api-status-report-refused
 func TestAStatusIsWrittenOnlyByTheControllerItNames(t *testing.T) {
 	onEachDatabase(t, 0, func(t *testing.T, s *service) {
 		code, cluster := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)

@@ -11,6 +11,7 @@ import (
 // api.md says there are no tenants: roles limit what a caller may do, not which objects it
 // sees, and a portal must filter by tenant itself. This holds the service to what the page says,
 // so that a change to it (ownership checks, a tenant claim) is made together with the page.
+// Promise: api-role-never-limits-objects
 func TestEveryCallerSharesOneSetOfObjectsAsTheDocsSay(t *testing.T) {
 	onEachDatabase(t, 0, func(t *testing.T, s *service) {
 		other, err := serve.CreateToken(context.Background(), storeOf(t, s.url), "tenant-b", auth.Editor, "")

@@ -154,10 +154,18 @@ func pitfallsTable(tables []*effects.Table, specs map[string]protoreflect.Messag
 			if worst == "" {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", table.Name, row.Path, worst, cell(strings.Join(reasons, "<br>")))
+			fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s <!-- promise: %s --> |\n", table.Name, row.Path, worst,
+				cell(strings.Join(reasons, "<br>")), promiseID(table.Name, row.Path))
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// promiseID is a row's promise id (docs/promises.md): the effects tests hold every row, each with
+// a comment line "// Promise: ID".
+func promiseID(kind, path string) string {
+	short := strings.NewReplacer("KubernetesCluster", "-cluster", "KubernetesNodePool", "-pool").Replace(kind)
+	return strings.ToLower("effect-" + short + "-" + strings.ReplaceAll(path, ".", "-"))
 }
 
 // blocking returns the worst blocking effect of a row's decisions and each one's reason, or ""

@@ -14,6 +14,7 @@ import (
 
 // make check-generated regenerates the pages too, but it needs buf; these catch a stale page in a
 // plain `go test`.
+// Promise: pitfalls-page-is-generated
 func TestTheCommittedPitfallsPageIsWhatTheEffectsTablesGenerate(t *testing.T) {
 	committed, err := os.ReadFile(filepath.Join("..", "..", "docs", "pitfalls.md"))
 	if err != nil {

@@ -88,6 +88,7 @@ func clusterSpec(b testbed.Bed) v1.NodeClassSpec {
 	return v1.NodeClassSpec{Cluster: v1.ClusterRef{ID: b.Cluster.ID}, Labels: map[string]string{"team": "a"}}
 }
 
+// Promise: karpenter-nodeclass-conditions
 func TestTheNodeClassConditionsSayWhatIsWrong(t *testing.T) {
 	for _, b := range testbed.Both(t) {
 		for _, tc := range []struct {
@@ -376,6 +377,7 @@ var _ status.Object = (*v1.CivoNodeClass)(nil)
 // A Civo cluster named without a region, whose name two regions hold, is a condition the user
 // sees with kubectl, not an error retried as if the cloud were down; nothing is found, so no
 // node can be made in the wrong cluster.
+// Promise: karpenter-nodeclass-conditions
 func TestACivoClusterNameTwoRegionsHoldIsClusterAmbiguous(t *testing.T) {
 	f := fakecivo.New(t, testbed.Token, "") // an account that may use every region
 	f.SeedCluster(civogo.KubernetesCluster{Name: "c", NetworkID: f.DefaultNetworkID("lon1")})

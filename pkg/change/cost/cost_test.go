@@ -75,6 +75,8 @@ func parse[T proto.Message](t *testing.T, input T, text string, edits ...string)
 	return input
 }
 
+// Promise: prices-from-sizes-api-or-table
+// Promise: api-monthly-cost-prices
 func TestEachManifestIsPricedFromTheTableWithItsDate(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -120,6 +122,8 @@ func TestEachManifestIsPricedFromTheTableWithItsDate(t *testing.T) {
 	}
 }
 
+// Promise: prices-from-sizes-api-or-table
+// Promise: api-monthly-cost-prices
 func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATokenIsThere(t *testing.T) {
 	old := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
 	scaled := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "nodeCount: 2", "nodeCount: 3")

@@ -149,6 +149,7 @@ func TestADrainStepSaysItsTimeoutAndWhatHappensToEmptyDirData(t *testing.T) {
 	}
 }
 
+// Promise: replacing-pool-change-refused-by-default
 func TestAChangeARotationCouldCarryOutNamesTheRolloutBlockWhenItIsRefused(t *testing.T) {
 	for _, c := range []struct {
 		name   string

@@ -37,6 +37,7 @@ func TestARotationRecordsItsIdBeforeItCreatesTheSurgePool(t *testing.T) {
 	}
 }
 
+// Promise: rotation-leaves-foreign-surge-pool
 func TestAPoolOfTheSurgeNameThatTheRotationDidNotMakeStopsItAndIsNeverTouched(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -74,6 +75,7 @@ func TestAPoolOfTheSurgeNameThatTheRotationDidNotMakeStopsItAndIsNeverTouched(t 
 	}
 }
 
+// Promise: rotation-finds-pools-by-mark
 func TestAKillRightAfterTheCreateThenARollBackDeletesTheSurgePoolItMade(t *testing.T) {
 	// The create returned and the process died before it recorded so: the record says the start
 	// (written before the create), and names the rotation, whose mark the pool carries.
@@ -103,6 +105,7 @@ type failingDelete struct{ *world }
 
 func (f failingDelete) Delete(context.Context, string) error { return errors.New("killed") }
 
+// Promise: stopped-rollback-known
 func TestARollBackKilledDuringItsDeleteIsKnownAsOneAndFinishedByTheNextUp(t *testing.T) {
 	w := newWorld()
 	st := rotation.State{ID: "r1", Phase: rotation.SurgeReady, OldID: "old-id", SurgeID: w.made("workers-surge")}

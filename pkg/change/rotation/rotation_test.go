@@ -173,6 +173,7 @@ func TestAKillBetweenAStepAndItsRecordRepeatsNothingHarmful(t *testing.T) {
 	}
 }
 
+// Promise: rotation-stops-with-both-pools
 func TestADrainThatTimesOutStopsWithBothPoolsAndTheOldOneCordonedAndSaysHowToGoOnOrBack(t *testing.T) {
 	w := newWorld()
 	w.drainErr = errors.New("drain timed out after 1m0s: a PodDisruptionBudget allows no eviction")

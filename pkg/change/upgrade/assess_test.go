@@ -54,6 +54,7 @@ func (c cloud) Objects(context.Context, upgrade.Live) (upgrade.Lister, error) {
 	return kube.Lister(c.kubeconfig)
 }
 
+// Promise: upgrade-plan-blockers
 func TestAPlanIsBlockedByARemovedAPIInUseOrAClusterlintError(t *testing.T) {
 	kc := apiServer(t, map[string][]map[string]any{
 		"/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas": {
@@ -97,6 +98,7 @@ func TestAPlanIsBlockedByARemovedAPIInUseOrAClusterlintError(t *testing.T) {
 	}
 }
 
+// Promise: sandbox-kubeconfig-answers-nothing
 func TestAFirstStepThatRemovesNoAPIIsClearWhenALaterStepsAPIsCannotBeChecked(t *testing.T) {
 	unreadable := errors.New("the kubeconfig could not be read")
 	// DigitalOcean's: a cluster behind its minor's latest patch takes that patch first.

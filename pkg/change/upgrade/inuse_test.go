@@ -69,6 +69,7 @@ func object(ns, name, lastApplied string, managers ...string) map[string]any {
 	return map[string]any{"metadata": meta}
 }
 
+// Promise: upgrade-plan-names-objects-of-removed-apis
 func TestTheScanNamesObjectsLastAppliedOrManagedWithARemovedAPI(t *testing.T) {
 	kc := apiServer(t, map[string][]map[string]any{
 		"/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas": {

@@ -22,6 +22,7 @@ func tos(steps []upgrade.Step) []string {
 	return out
 }
 
+// Promise: upgrade-one-minor-at-a-time
 func TestThePathGoesOneMinorAtATimeToTheLatestPatchOfEach(t *testing.T) {
 	cases := []struct {
 		name, running, goal string

@@ -9,6 +9,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 )
 
+// Promise: upgrade-one-minor-at-a-time
+// Promise: pitfalls-one-minor-from-latest-patch
 func TestAVersionNotOnePathStepAwayIsRefusedNamingThePathsFirstStep(t *testing.T) {
 	do := upgrade.Offer{Versions: doVersions, PatchFirst: true}
 	cases := []struct {

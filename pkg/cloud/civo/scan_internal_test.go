@@ -7,6 +7,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 )
 
+// Promise: scan-left-out-property-not-judged
 func TestACivoListThatLeavesOutWhatCivoAlwaysGivesIsUnread(t *testing.T) {
 	full := func() Cluster {
 		return Cluster{ID: "c1", Name: "dev", KubernetesVersion: "1.30.5-k3s1", ClusterType: "k3s", CNIPlugin: "flannel",

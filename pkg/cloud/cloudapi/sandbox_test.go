@@ -9,6 +9,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
+// Promise: sandbox-nothing-leaves-the-machine
+// Promise: sandbox-provider-config-refused
 func TestInsideTheSandboxAProviderConfigWithItsOwnTokenOrURLIsRefused(t *testing.T) {
 	const (
 		cfgToken = "config-token-never-shown-5e3f"

@@ -12,6 +12,7 @@ import (
 
 // The sandbox and the tests deploy into the loopback clouds: a version validate passes offline
 // must be one they offer, and one they offer a new cluster must not warn.
+// Promise: sandbox-catalogues-fixed
 func TestThePinnedVersionsAreWhatTheLoopbackCloudsOfferNewClusters(t *testing.T) {
 	if got := (digitalocean.Driver{}).Versions(""); !slices.Equal(got, fakedo.DefaultVersions) {
 		t.Errorf("DigitalOcean's pinned versions %v, the fake offers %v", got, fakedo.DefaultVersions)

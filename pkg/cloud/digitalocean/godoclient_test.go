@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
+// Promise: retries-four-more-within-thirty-seconds
 func TestAGodoCreateAnsweredWithAServerErrorIsSentOnceWithItsToken(t *testing.T) {
 	var posts atomic.Int32
 	var auth atomic.Value

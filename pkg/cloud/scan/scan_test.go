@@ -148,6 +148,9 @@ var judgeCases = []judgeCase{
 		hide: []string{"tags", "cluster_subnet", "service_subnet", "vpc_uuid"}, want: scan.Unjudged},
 }
 
+// Promise: scan-compares-left-out-blocks
+// Promise: scan-left-out-property-not-judged
+// Promise: scan-cloud-owned-is-no-difference
 func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 	for _, tt := range judgeCases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,6 +240,7 @@ func hiding(t *testing.T, base string, keys []string) string {
 	return srv.URL
 }
 
+// Promise: scan-left-out-property-not-judged
 func TestAPoolWhoseClusterIsListedWithoutPoolsIsNotJudged(t *testing.T) {
 	tests := []struct {
 		name string
@@ -296,6 +300,7 @@ func TestClustersNoJudgedStackHoldsAreListedForDiscover(t *testing.T) {
 	}
 }
 
+// Promise: scan-leaves-unjudged-to-engine
 func TestATypeTheScanDoesNotReadIsLeftUnjudged(t *testing.T) {
 	s := scan.New()
 	f := s.Judge(context.Background(), scan.Account{Cloud: "digitalocean", Token: token},
@@ -305,6 +310,7 @@ func TestATypeTheScanDoesNotReadIsLeftUnjudged(t *testing.T) {
 	}
 }
 
+// Promise: scan-leaves-unjudged-to-engine
 func TestAListThatFailsLeavesTheStackUnjudged(t *testing.T) {
 	do := fakedo.New(t, token)
 	s := scan.New()

@@ -37,6 +37,7 @@ func TestOnlyTheSecretsProvidersPulumiAcceptsPassAndAWrongOneSaysWhatWould(t *te
 	}
 }
 
+// Promise: sandbox-nothing-leaves-the-machine
 func TestInsideTheSandboxAStateBackendOffTheMachineIsRefusedWithoutItsPassword(t *testing.T) {
 	tests := []struct {
 		url     string

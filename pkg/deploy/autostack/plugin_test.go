@@ -53,6 +53,7 @@ func freshPlugin(t *testing.T, exe string) error {
 	return providePlugin(exe)
 }
 
+// Promise: folders-must-be-the-users-own
 func TestThePluginIsPutFirstOnPathOnlyFromAFolderNoOtherUserMadeOrMayWrite(t *testing.T) {
 	uid := fmt.Sprint(os.Getuid())
 	tests := []struct {
@@ -158,6 +159,7 @@ func TestThePluginIsPutFirstOnPathOnlyFromAFolderNoOtherUserMadeOrMayWrite(t *te
 	}
 }
 
+// Promise: folders-must-be-the-users-own
 func TestWithAmbientPluginsIgnoredThePulumiHomesPluginFolderMustBeTheUsersAlone(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -200,6 +202,7 @@ func TestWithAmbientPluginsIgnoredThePulumiHomesPluginFolderMustBeTheUsersAlone(
 	}
 }
 
+// Promise: folders-must-be-the-users-own
 func TestTheLocalBackendsFoldersMustBeTheUsersAlone(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -75,6 +75,7 @@ func TestTwoRotationsStartedTogetherOnAFileBackendMakeOneSurgePoolAHundredTimesO
 	}
 }
 
+// Promise: stack-lock-turns-away
 func TestAStackLockIsTurnedAwayWithItsHolderAndFreedByItsRelease(t *testing.T) {
 	ctx := context.Background()
 	b := &Backend{url: "file://" + t.TempDir()}

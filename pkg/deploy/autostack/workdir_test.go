@@ -70,6 +70,7 @@ func TestAWorkspacesFolderThatIsALinkIsRefused(t *testing.T) {
 	}
 }
 
+// Promise: folders-must-be-the-users-own
 func TestAWorkspacesFolderOthersMayWriteIsRefusedNotRepaired(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows has no permission bits for others")

@@ -80,6 +80,7 @@ func stackInput(kind string) proto.Message {
 	return nil
 }
 
+// Promise: discover-writes-same-bytes
 func TestTheSeededAccountsAreWrittenTheSameTwiceValidAndWithoutSecrets(t *testing.T) {
 	do, civo := seededDO(t), seededCivo(t)
 	for _, tc := range []struct {
@@ -217,6 +218,7 @@ func TestAClusterNamedThatIsNotThereIsAnError(t *testing.T) {
 	}
 }
 
+// Promise: discover-names-stable
 func TestClustersOfOneNameInTwoRegionsGetAManifestNameEach(t *testing.T) {
 	civo := fakecivo.New(t, civoToken, "")
 	s := seed.Client{URL: civo.URL(), Token: civoToken}

@@ -88,6 +88,7 @@ func TestPrintableEscapesWhatWouldActOnATerminal(t *testing.T) {
 	}
 }
 
+// Promise: discover-names-stable
 func TestDiscoveredClustersGetNamesOfTheirOwnWhateverOrderTheCloudListsThem(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

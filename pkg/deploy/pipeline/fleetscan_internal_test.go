@@ -47,6 +47,7 @@ func minimalCluster(t *testing.T, name string) deploytarget.Target {
 	return deploytarget.NewTarget("c.yaml", k, in, "")
 }
 
+// Promise: scan-leaves-unjudged-to-engine
 func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	do := fakedo.New(t, "scan-token")
 	t.Setenv(digitalocean.TokenEnv, "scan-token")

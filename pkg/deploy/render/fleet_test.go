@@ -283,6 +283,7 @@ func TestTheMarkdownOfAThousandStacksWithTenDriftedIsUnder8KBAndNamesTheTen(t *t
 	}
 }
 
+// Promise: status-filters-exit-with-shown-stacks
 func TestStatusOnlyDriftedOfAThousandStacksWithThreeDriftedPrintsThreeRowsAndTheHeader(t *testing.T) {
 	outcomes := statusFleet(t, 1000, []int{10, 500, 989}, []int{20, 30}, []int{40})
 	tests := []struct {
@@ -400,6 +401,7 @@ func TestTheReportFilesJSONAndCSVHoldTheSameRows(t *testing.T) {
 	}
 }
 
+// Promise: report-file-other-extension-refused
 func TestAReportFileOfAnotherExtensionIsRefusedNamingTheFlagAndTheFile(t *testing.T) {
 	for _, name := range []string{"fleet.yaml", "fleet", "fleet.txt"} {
 		_, err := runreport.ReportFileFormat(name)

@@ -65,6 +65,7 @@ func TestTheTextAndTheMarkdownListTheSameStacks(t *testing.T) {
 // The fleet's monthly cost says "unchanged" only when no stack's cost changes: rows that change
 // cost up and down beside a bare "unchanged" read as a mistake; and a figure only when every size
 // is priced.
+// Promise: fleet-cost-unpriced-never-a-total
 func TestTheFleetsCostSaysWhenChangesCancelOut(t *testing.T) {
 	priced := func(old, new float64) runreport.StackReport {
 		return runreport.StackReport{Outcome: outcome.Done, Changes: map[string]int{"update": 1},

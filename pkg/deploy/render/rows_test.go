@@ -215,6 +215,7 @@ func TestAThousandStacksWithThreeDriftedPrintAtMostTenLines(t *testing.T) {
 // "20 previewed" when 2 ran was the footer's count: a stack the engine did not run is counted as
 // unchanged and not run, never as previewed or done, and every word of the summary is one of the
 // results a row says.
+// Promise: not-run-never-counted
 func TestTheSummaryNeverCountsAStackNotRunAsPreviewedOrDone(t *testing.T) {
 	happens := map[int]happening{3: cloudResized, 7: manifestGrown}
 	tests := []struct {

@@ -30,6 +30,7 @@ func makeEngine(t *testing.T, dir string) {
 	}
 }
 
+// Promise: sandbox-engine-folder-users-own
 func TestTheEngineIsRunOnlyFromAFolderNoOtherUserMadeOrMayWrite(t *testing.T) {
 	tests := []struct {
 		name string

@@ -14,6 +14,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
+// Promise: sandbox-refuses-real-credentials
+// Promise: sandbox-never-prints-credentials
 func TestARealCredentialInTheEnvironmentIsRefusedByNameNeverByValue(t *testing.T) {
 	const real = "dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab"
 	tests := []struct {
@@ -113,6 +115,7 @@ func TestTheCloudsComeBackWithWhatTheyHeldAtTheSameURLs(t *testing.T) {
 	}
 }
 
+// Promise: sandbox-kubeconfig-answers-nothing
 func TestTheSandboxsClustersAnswerLoopbackEndpointsSoNoClientDialsOut(t *testing.T) {
 	clouds, err := StartClouds(t.TempDir())
 	if err != nil {

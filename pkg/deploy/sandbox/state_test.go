@@ -97,6 +97,7 @@ func announce(t *testing.T, dir string, s any) string {
 	return path
 }
 
+// Promise: sandbox-state-file-checked
 func TestStopSignalsOnlyTheSandboxsOwnServeProcess(t *testing.T) {
 	tests := []struct {
 		name string
@@ -166,6 +167,7 @@ func TestStopSignalsOnlyTheSandboxsOwnServeProcess(t *testing.T) {
 	}
 }
 
+// Promise: sandbox-state-file-checked
 func TestASandboxStateFileIsUsedOnlyWhenItsFieldsAreTheSandboxsOwn(t *testing.T) {
 	tests := []struct {
 		name string
@@ -277,6 +279,7 @@ func TestOnlyLoopbackURLsAreTheSandboxsClouds(t *testing.T) {
 	}
 }
 
+// Promise: sandbox-folder-users-own
 func TestASandboxsFolderAndStateFileMustBeTheUsersAlone(t *testing.T) {
 	tests := []struct {
 		name string
@@ -324,6 +327,7 @@ func TestASandboxsFolderAndStateFileMustBeTheUsersAlone(t *testing.T) {
 	}
 }
 
+// Promise: sandbox-folder-users-own
 func TestASandboxFolderThatIsALinkOrAnotherUsersIsNotFilled(t *testing.T) {
 	tests := []struct {
 		name    string

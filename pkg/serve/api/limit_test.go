@@ -24,6 +24,7 @@ func (c *countingTokens) TokenByID(context.Context, string) (auth.TokenRecord, e
 	return auth.TokenRecord{}, auth.ErrNoToken
 }
 
+// Promise: api-failed-auth-rate-limited
 func TestAFloodOfGuessedTokensIsRefusedBeforeItsTokensAreLookedUp(t *testing.T) {
 	tokens := &countingTokens{}
 	s := &api.Server{Auth: &auth.Authenticator{Tokens: tokens}}
@@ -157,6 +158,7 @@ func TestRateLimits(t *testing.T) {
 	}
 }
 
+// Promise: api-revoked-token-refused-within-5s
 func TestARevokedTokenIsRefusedOnceTheCacheForgetsIt(t *testing.T) {
 	valid, rec := newToken(t, "bot")
 	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "serve.db"))
@@ -191,6 +193,10 @@ func TestARevokedTokenIsRefusedOnceTheCacheForgetsIt(t *testing.T) {
 	time.Sleep(ttl + 50*time.Millisecond)
 	if code := call(); code != http.StatusUnauthorized {
 		t.Errorf("a token revoked %s ago: %d, want 401", ttl, code)
+	}
+	// serve leaves TokenCacheTTL at its default: a revoked token is refused within 5 seconds.
+	if api.DefaultTokenCacheTTL > 5*time.Second {
+		t.Errorf("DefaultTokenCacheTTL = %s, want at most the 5s docs/api.md promises", api.DefaultTokenCacheTTL)
 	}
 }
 

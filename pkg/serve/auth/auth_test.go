@@ -591,6 +591,7 @@ func TestAControllerTokenNamesOnePrintableControllerThatIsNotServes(t *testing.T
 	})
 }
 
+// Promise: api-controller-token-one-controller
 func TestOnlyAControllerTokenReportsAndOnlyUnderItsOwnName(t *testing.T) {
 	token := Principal{Subject: "0123456789abcdef", Role: Controller, Via: ViaToken, Controller: "gpu-probe"}
 	tests := []struct {

@@ -88,6 +88,7 @@ func TestADriftCheckWritesOnlyWhileTheStatusIsOfTheGenerationItChecked(t *testin
 
 // An object left Interrupted says what recovers it, for a client of the API: the commands on
 // the object's manifest (not the worker's copy, gone by then), then the PUT that deploys again.
+// Promise: api-rescue-refuses-several-of-the-name
 func TestAnInterruptedStatusNamesTheCommandsAndTheRequestThatRecoverIt(t *testing.T) {
 	pool := store.Object{ID: "5f0c", Type: store.NodePool, Name: "workers"}
 	create := stackstate.PendingCreate{URN: "urn:pulumi:s::p::digitalocean:index/kubernetesNodePool:KubernetesNodePool::workers",
@@ -134,6 +135,7 @@ func TestAnInterruptedStatusNamesTheCommandsAndTheRequestThatRecoverIt(t *testin
 
 // A pool or cluster the cloud already holds under the object's name is refused before anything
 // is made; the message is for a client of the API, which has no manifest file to adopt with.
+// Promise: api-name-the-cloud-holds-refused
 func TestAPoolTheCloudAlreadyHoldsIsRefusedNamingItAndWhatTheClientCanDo(t *testing.T) {
 	pool := store.Object{ID: "5f0c", Type: store.NodePool, Name: "workers"}
 	live := []kinds.Live{{Type: "node pool", Name: "workers", Where: "cluster c-1", ID: "np-9"}}

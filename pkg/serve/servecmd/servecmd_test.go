@@ -14,6 +14,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
 
+// Promise: api-sqlite-one-replica
+// Promise: api-token-refuses-missing-sqlite-file
+// Promise: api-controller-token-one-controller
 func TestServeSaysWhatIsMissingBeforeItConnectsToAnything(t *testing.T) {
 	tests := []struct {
 		name string

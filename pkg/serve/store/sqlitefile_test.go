@@ -37,6 +37,7 @@ func plant(t *testing.T, path string, mode os.FileMode) {
 	}
 }
 
+// Promise: api-sqlite-file-users-own
 func TestServeOpensOnlyAnSQLiteFileNoOneElseMayHavePlanted(t *testing.T) {
 	tests := []struct {
 		name string

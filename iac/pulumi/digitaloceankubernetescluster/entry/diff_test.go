@@ -18,10 +18,35 @@ var dc = diffpairs.Spec[*dcv1.DigitalOceanKubernetesClusterSpec]
 
 // Every row of the kind's effects table has an OLD/NEW pair in testdata/diff-pairs.yaml, which
 // diff must tell right.
+// Promise: diff-exit-codes
+// Promise: diff-effects
+// Promise: diff-protected-replacement-refused
+// Promise: pitfalls-clusters-protected-by-default
+// Promise: pitfalls-removals-refused-with-what-to-write
+// Promise: pitfalls-ha-turned-on-later-not-off
+// Promise: pitfalls-one-minor-from-latest-patch
+// Promise: pitfalls-ha-never-off
+// Promise: effect-digitalocean-cluster-metadata-env
+// Promise: effect-digitalocean-cluster-metadata-name
+// Promise: effect-digitalocean-cluster-spec-amdgpudevicemetricsexporterplugin
+// Promise: effect-digitalocean-cluster-spec-amdgpudeviceplugin
+// Promise: effect-digitalocean-cluster-spec-clustersubnet
+// Promise: effect-digitalocean-cluster-spec-defaultnodepool-labels
+// Promise: effect-digitalocean-cluster-spec-defaultnodepool-size
+// Promise: effect-digitalocean-cluster-spec-disablesurgeupgrade
+// Promise: effect-digitalocean-cluster-spec-highlyavailable
+// Promise: effect-digitalocean-cluster-spec-kubernetesversion
+// Promise: effect-digitalocean-cluster-spec-nvidiagpudeviceplugin
+// Promise: effect-digitalocean-cluster-spec-rdmashareddeviceplugin
+// Promise: effect-digitalocean-cluster-spec-region
+// Promise: effect-digitalocean-cluster-spec-routingagent
+// Promise: effect-digitalocean-cluster-spec-servicesubnet
+// Promise: effect-digitalocean-cluster-spec-vpc
 func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
 	diffpairs.Check(t, entry.Kind(), diffpairs.Read(t, "../testdata/diff-pairs.yaml"))
 }
 
+// Promise: pitfalls-vpc-written-back-asks-the-provider
 func TestAVPCSetForTheFirstTimeIsRefusedOfflineSayingPreviewAsksTheProvider(t *testing.T) {
 	k := diffpairs.Of(entry.Kind())
 	old := k.Load(t)

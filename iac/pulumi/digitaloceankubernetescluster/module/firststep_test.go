@@ -25,6 +25,7 @@ import (
 // 1.31.9-do.2, and `upgrade plan` said 1.31.9-do.2 all along. Every pair of versions of the
 // catalogue, the wanted one newer, is asked of both: the version the module deploys, or names
 // first when it refuses, is the first step of upgrade plan's path.
+// Promise: pitfalls-one-minor-from-latest-patch
 func TestTheModuleAndUpgradePlanNameTheSameFirstStepForEveryUpgradeOfTheCatalogue(t *testing.T) {
 	catalogue := dodriver.Driver{}.Versions("")
 	const token = "dop_v1_first-step"

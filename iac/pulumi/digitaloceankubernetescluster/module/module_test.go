@@ -92,6 +92,10 @@ func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(
 	})
 }
 
+// Promise: pitfalls-removals-refused-with-what-to-write
+// Promise: pitfalls-unset-ha-sent-false
+// Promise: pitfalls-control-plane-firewall-always-sent
+// Promise: pitfalls-ha-always-sent
 func TestClusterArguments(t *testing.T) {
 	type spec = v1.DigitalOceanKubernetesClusterSpec
 	stack.Sends(t, clusterType, []moduletest.SpecCase[*spec]{
@@ -582,6 +586,7 @@ func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) 
 	moduletest.AssertNothingRegistered(t, p)
 }
 
+// Promise: pitfalls-clusters-protected-by-default
 func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) {
 	for _, tt := range moduletest.Protections() {
 		t.Run(tt.Name, func(t *testing.T) {
@@ -597,6 +602,7 @@ const (
 	versionsToken = "digitalocean:index/getKubernetesVersions:getKubernetesVersions"
 )
 
+// Promise: pitfalls-older-version-refused
 func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
 	tests := []struct {
 		name        string

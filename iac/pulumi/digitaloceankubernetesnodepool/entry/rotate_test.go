@@ -16,6 +16,7 @@ import (
 	"github.com/digitalocean/godo"
 )
 
+// Promise: up-rotates-before-the-engine
 func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t *testing.T) {
 	digitalocean.Poll = 10 * time.Millisecond
 	do := fakedo.New(t, "do-token")

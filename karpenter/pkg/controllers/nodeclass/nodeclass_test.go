@@ -64,6 +64,7 @@ func TestReconcileWritesTheStatusAndTheHashToTheAPI(t *testing.T) {
 	}
 }
 
+// Promise: karpenter-nodeclass-conditions
 func TestACloudThatCannotBeAskedShowsInTheStatus(t *testing.T) {
 	const wrong = "dop_v1_wrong-token-never-shown"
 	for _, b := range testbed.Both(t) {

@@ -125,6 +125,7 @@ func TestDeleteRemovesExactlyItsNodeAndThePoolWithItsLast(t *testing.T) {
 	}
 }
 
+// Promise: karpenter-pools-found-by-mark
 func TestANodeOfAPoolWithoutTheMarkIsNeverDeleted(t *testing.T) {
 	for _, b := range testbed.Both(t) {
 		t.Run(b.Name, func(t *testing.T) {
@@ -140,6 +141,7 @@ func TestANodeOfAPoolWithoutTheMarkIsNeverDeleted(t *testing.T) {
 	}
 }
 
+// Promise: karpenter-pools-found-by-mark
 func TestListAndGetReadOnlyMarkedPools(t *testing.T) {
 	for _, b := range testbed.Both(t) {
 		t.Run(b.Name, func(t *testing.T) {

@@ -87,7 +87,7 @@ func CivoRenamed(rows []effects.Row, field, what string) []effects.Row {
 			return effects.Decision{Effect: effects.Refused, Refusal: effects.FailsAtApply, Reason: "deployed onto the old stack on purpose (--stack and " +
 				"--retarget, refused without), a rename creates the " + what + " anew before deleting the old one (every Pulumi resource of the stack is named after " +
 				"metadata.name), and Civo refuses a " +
-				"second one of the same " + field + ": the create fails and nothing changes. Change " + field + " too to " +
+				"second one of the same " + field + ": the create fails and nothing changes; change " + field + " too to " +
 				"replace it, or keep the name"}, true
 		}
 	}

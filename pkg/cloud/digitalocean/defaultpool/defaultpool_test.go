@@ -16,6 +16,7 @@ import (
 
 const token = "dop_v1_defaultpool-test-token"
 
+// Promise: adopt-refuses-several-default-pools
 func TestTheNamedPoolIsTaggedOnlyWhenTheProviderCouldNotImportTheClusterOtherwise(t *testing.T) {
 	tests := []struct {
 		name    string

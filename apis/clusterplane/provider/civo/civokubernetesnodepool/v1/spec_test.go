@@ -88,6 +88,7 @@ func TestCivoKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 	})
 }
 
+// Promise: pitfalls-validate-refuses-reserved-label-keys
 func TestCivoKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 	// The rules every kind shares come first, then this kind's own.
 	tests := append(spectest.Envelope[*pool.CivoKubernetesNodePool]("civo.clusterplane.dev/v1", "CivoKubernetesNodePool", "digitalocean.clusterplane.dev/v1", "CivoKubernetesCluster"), []spectest.Rejection[*pool.CivoKubernetesNodePool]{

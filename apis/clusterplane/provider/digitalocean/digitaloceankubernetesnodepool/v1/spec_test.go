@@ -90,6 +90,8 @@ func TestDigitalOceanKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 	})
 }
 
+// Promise: pitfalls-validate-refuses-reserved-label-keys
+// Promise: pitfalls-tags-differing-in-case-refused
 func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 	// The rules every kind shares come first, then this kind's own.
 	tests := append(append(spectest.Envelope[*pool.DigitalOceanKubernetesNodePool]("digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesNodePool", "digitalocean.clusterplane.dev/v1beta1", "DigitalOceanKubernetesCluster"), spectest.TaggedMetadata[*pool.DigitalOceanKubernetesNodePool]()...), []spectest.Rejection[*pool.DigitalOceanKubernetesNodePool]{
