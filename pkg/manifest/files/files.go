@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -35,9 +36,26 @@ type Input struct {
 // skipped unread.
 func (in Input) NotRegular() bool { return in.notRegular }
 
-// MaxWalk bounds how many entries a directory walk visits: a folder of manifests holds far
-// fewer, and a walk of / must end with an error, not after minutes.
-const MaxWalk = 10000
+// MaxWalk bounds how many entries (files and folders) a walk of one folder given visits below
+// it, the folder itself not counted: a fleet of 10,000 manifests, nested or not, is far under
+// it, and a walk of / still ends with an error, not after minutes. MaxFilesEnv sets another.
+const MaxWalk = 100000
+
+// MaxFilesEnv, when set to a whole number, is the bound of a walk instead of MaxWalk.
+const MaxFilesEnv = "CLUSTERPLANE_MAX_FILES"
+
+// maxWalk is the bound of a walk: $CLUSTERPLANE_MAX_FILES, else MaxWalk.
+func maxWalk() (int, error) {
+	v := strings.TrimSpace(os.Getenv(MaxFilesEnv))
+	if v == "" {
+		return MaxWalk, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, errors.Errorf("%s=%q: want a whole number of files and folders a walk of a folder may visit, at least 1 (default %d)", MaxFilesEnv, v, MaxWalk)
+	}
+	return n, nil
+}
 
 // Expand turns the arguments into files: directories are walked for YAML and JSON files, in
 // lexical order, skipping hidden folders, the folders of other tools (skippedDirs) and what a
@@ -61,11 +79,17 @@ func Expand(args []string) ([]Input, error) {
 			out = append(out, Input{File: arg, Explicit: true})
 			continue
 		}
+		bound, err := maxWalk()
+		if err != nil {
+			return nil, err
+		}
 		visited := 0
 		ignored := readGitignore(filepath.Join(arg, ".gitignore"))
 		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-			if visited++; visited > MaxWalk {
-				return errors.Errorf("more than %d files and folders: name the folder of your manifests", MaxWalk)
+			if path != arg {
+				if visited++; visited > bound {
+					return errors.Errorf("more than %d files and folders under it, the bound of a walk: name the folder of your manifests, or raise the bound with %s", bound, MaxFilesEnv)
+				}
 			}
 			if err != nil {
 				out = append(out, Input{File: path, err: err})

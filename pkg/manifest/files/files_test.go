@@ -1,6 +1,7 @@
 package files_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,82 @@ func TestOneRefusesAFileOfSeveralManifests(t *testing.T) {
 	_, _, err := files.Reader{Kinds: kinds}.One(files.Input{File: path, Explicit: true})
 	if err == nil || !strings.Contains(err.Error(), path+": holds 2 manifests") {
 		t.Fatalf("want an error saying %s holds 2 manifests, got %v", path, err)
+	}
+}
+
+// writeFleet writes n small manifests under dir: all in dir itself (perFolder 0), or perFolder
+// to a subfolder. Each is a hard link to one file, which is 30 times faster to make than a file
+// of its own; a file of its own where links cannot be made.
+func writeFleet(t *testing.T, dir string, n, perFolder int) {
+	t.Helper()
+	one := filepath.Join(t.TempDir(), "one.yaml")
+	if err := os.WriteFile(one, []byte(doCluster), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		folder := dir
+		if perFolder > 0 {
+			folder = filepath.Join(dir, fmt.Sprintf("group-%03d", i/perFolder))
+			if i%perFolder == 0 {
+				if err := os.Mkdir(folder, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		path := filepath.Join(folder, fmt.Sprintf("fleet-%05d.yaml", i))
+		if os.Link(one, path) != nil {
+			if err := os.WriteFile(path, []byte(doCluster), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestAFleetOfTenThousandManifestsIsWalkedInOneFolderOrInNestedOnes(t *testing.T) {
+	const n = 10000
+	for _, tt := range []struct {
+		name      string
+		perFolder int
+	}{{"in one folder", 0}, {"in 100 nested folders", 100}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(files.MaxFilesEnv, "")
+			dir := t.TempDir()
+			writeFleet(t, dir, n, tt.perFolder)
+			inputs, err := files.Expand([]string{dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(inputs) != n {
+				t.Fatalf("%d files, want %d", len(inputs), n)
+			}
+		})
+	}
+}
+
+func TestTheWalksBoundCountsWhatIsUnderTheFolderAndSaysHowToRaiseIt(t *testing.T) {
+	dir := t.TempDir()
+	writeFleet(t, dir, 20, 10) // 20 files in 2 folders: 22 entries under dir
+	for _, tt := range []struct {
+		env  string
+		want string // the error; "" for none
+	}{
+		{"22", ""},
+		{"21", dir + ": more than 21 files and folders under it, the bound of a walk: name the folder of your manifests, or raise the bound with CLUSTERPLANE_MAX_FILES"},
+		{"many", `CLUSTERPLANE_MAX_FILES="many": want a whole number`},
+		{"0", `CLUSTERPLANE_MAX_FILES="0": want a whole number`},
+	} {
+		t.Run(tt.env, func(t *testing.T) {
+			t.Setenv(files.MaxFilesEnv, tt.env)
+			inputs, err := files.Expand([]string{dir})
+			if tt.want == "" {
+				if err != nil || len(inputs) != 20 {
+					t.Fatalf("%d files, err %v; want 20 files", len(inputs), err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("err %v, want %q", err, tt.want)
+			}
+		})
 	}
 }
