@@ -67,6 +67,9 @@ type Backend struct {
 	pg     *pgBlobs
 	pgErr  error
 
+	// folders keeps a local file backend's listings of the folders of every stack's state.
+	folders folders
+
 	// tableMade is set once a PostgreSQL backend's table is known to exist (prepareTable).
 	tableMu   sync.Mutex
 	tableMade bool
@@ -327,7 +330,7 @@ func (b *Backend) fileBackendKeeps(ctx context.Context, project, stack string) k
 	if !ok {
 		return keptUnknown
 	}
-	store := dirBlobs(root)
+	store := dirBlobs{root: root, folders: &b.folders}
 	_, err := findRecord(ctx, store, path.Join(".pulumi", "stacks", project), stack+".json")
 	switch {
 	case err == nil:

@@ -87,8 +87,14 @@ func (p *pgBlobs) read(ctx context.Context, key string) ([]byte, error) {
 }
 
 func (p *pgBlobs) list(ctx context.Context, dir string) ([]string, error) {
+	return p.named(ctx, dir, "")
+}
+
+// named asks for the rows of the names that start with prefix alone: one stack's, not every
+// stack's of the folder.
+func (p *pgBlobs) named(ctx context.Context, dir, name string) ([]string, error) {
 	prefix := p.prefix + dir + "/"
-	like := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(prefix) + "%"
+	like := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(prefix+name) + "%"
 	rows, err := p.db.QueryContext(ctx, "SELECT key FROM "+p.table+" WHERE key LIKE $1", like)
 	if err != nil {
 		return nil, errors.Wrapf(err, "list %s in the PostgreSQL backend", dir)

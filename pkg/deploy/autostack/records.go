@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -58,6 +59,9 @@ type blobs interface {
 	read(ctx context.Context, key string) ([]byte, error)
 	// list is the keys of the blobs directly under dir, in any order.
 	list(ctx context.Context, dir string) ([]string, error)
+	// named is the keys of the blobs directly under dir whose names start with prefix, in any
+	// order: where findRecord looks for one stack's record among every stack's.
+	named(ctx context.Context, dir, prefix string) ([]string, error)
 }
 
 // Records reads the stack's state and last update from the backend's storage (deploy.RecordReader):
@@ -92,7 +96,7 @@ func (b *Backend) blobs(ctx context.Context) (blobs, error) {
 	if !ok || root == "" || strings.ContainsAny(root, "?~") {
 		return nil, errors.Wrap(deploy.ErrRecordsUnread, "it is neither a local file backend nor PostgreSQL")
 	}
-	return dirBlobs(root), nil
+	return dirBlobs{root: root, folders: &b.folders}, nil
 }
 
 // readRecords reads a stack's records from a self-managed backend's store.
@@ -212,10 +216,15 @@ func readStackState(ctx context.Context, store blobs, project, stack string) ([]
 // one form, where the CLI reads the one written last (diy/state.go stackPath), which a listing
 // does not tell.
 func findRecord(ctx context.Context, store blobs, dir, base string) (string, error) {
-	names, err := store.list(ctx, dir)
+	names, err := store.named(ctx, dir, base)
 	if err != nil {
 		return "", err
 	}
+	return recordAmong(dir, base, names)
+}
+
+// recordAmong is findRecord over names, the blobs of dir (those starting with base at least).
+func recordAmong(dir, base string, names []string) (string, error) {
 	var found []string
 	for _, name := range names {
 		rest, ok := strings.CutPrefix(name, base)
@@ -284,15 +293,52 @@ func readRecord(ctx context.Context, store blobs, key string) ([]byte, error) {
 	return data, nil
 }
 
-// dirBlobs is a local file backend's store: a folder.
-type dirBlobs string
+// dirBlobs is a local file backend's store: a folder. The listings of the folders findRecord
+// looks through are kept in folders, the Backend's.
+type dirBlobs struct {
+	root    string
+	folders *folders
+}
 
 func (d dirBlobs) read(_ context.Context, key string) ([]byte, error) {
-	return os.ReadFile(filepath.Join(string(d), filepath.FromSlash(key)))
+	return os.ReadFile(filepath.Join(d.root, filepath.FromSlash(key)))
 }
 
 func (d dirBlobs) list(_ context.Context, dir string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(string(d), filepath.FromSlash(dir)))
+	return listFolder(filepath.Join(d.root, filepath.FromSlash(dir)))
+}
+
+// named looks prefix up in the folder's kept listing, a lookup independent of how many stacks
+// the folder holds, where reading the folder (every stack's state) once a stack made a status of
+// N stacks read N folders of N names. The names of prefix's own record forms (prefix, prefix.gz,
+// prefix.zst) are looked at afresh, not in the listing: a stack this process deployed since the
+// listing is found even on a file system whose times are coarser than racyWindow.
+func (d dirBlobs) named(_ context.Context, dir, prefix string) ([]string, error) {
+	folder := filepath.Join(d.root, filepath.FromSlash(dir))
+	sorted, err := d.folders.names(folder)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := sort.SearchStrings(sorted, prefix); i < len(sorted) && strings.HasPrefix(sorted[i], prefix); i++ {
+		if !slices.Contains(recordForms, sorted[i][len(prefix):]) {
+			out = append(out, sorted[i])
+		}
+	}
+	for _, form := range recordForms {
+		info, err := os.Lstat(filepath.Join(folder, prefix+form))
+		if err == nil && info.IsDir() || errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		// Another error is the read's to say, as it was when the listing named the blob.
+		out = append(out, prefix+form)
+	}
+	return out, nil
+}
+
+// listFolder is the blobs of a local folder.
+func listFolder(folder string) ([]string, error) {
+	entries, err := os.ReadDir(folder)
 	if err != nil {
 		return nil, err
 	}
@@ -304,6 +350,51 @@ func (d dirBlobs) list(_ context.Context, dir string) ([]string, error) {
 		if !e.IsDir() && !strings.HasSuffix(e.Name(), attrsEnding) {
 			names = append(names, e.Name())
 		}
+	}
+	return names, nil
+}
+
+// folders keeps a Backend's listings of the folders findRecord looks through, one a folder, each
+// sorted and kept while the folder's modification time is the one seen when it was read.
+type folders struct {
+	mu     sync.Mutex
+	byPath map[string]listing
+}
+
+type listing struct {
+	modified time.Time
+	names    []string
+}
+
+// racyWindow: a listing read within it of its folder's last change is not kept, since a change
+// in the same instant of the file system's clock would leave the folder's time as it was.
+const racyWindow = time.Second
+
+// names is the folder's listing, sorted: the one kept when the folder has not changed since.
+func (f *folders) names(folder string) ([]string, error) {
+	info, err := os.Stat(folder)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	kept, ok := f.byPath[folder]
+	f.mu.Unlock()
+	if ok && kept.modified.Equal(info.ModTime()) {
+		return kept.names, nil
+	}
+	read := time.Now()
+	names, err := listFolder(folder)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	if read.Sub(info.ModTime()) >= racyWindow {
+		f.mu.Lock()
+		if f.byPath == nil {
+			f.byPath = map[string]listing{}
+		}
+		f.byPath[folder] = listing{modified: info.ModTime(), names: names}
+		f.mu.Unlock()
 	}
 	return names, nil
 }

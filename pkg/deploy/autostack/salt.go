@@ -73,7 +73,7 @@ func (b *Backend) secretsOf(project, stack string) (provider, salt string, err e
 	if !ok {
 		return "", "", nil
 	}
-	data, err := readStackState(context.Background(), dirBlobs(root), project, stack)
+	data, err := readStackState(context.Background(), dirBlobs{root: root, folders: &b.folders}, project, stack)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", "", nil
 	}

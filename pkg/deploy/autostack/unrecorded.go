@@ -36,7 +36,7 @@ func writtenSinceRecord(ctx context.Context, store blobs, project, stack string,
 	}
 	// The names differ only in their nanoseconds, of one length: the newest sorts last.
 	sort.Strings(records)
-	copyName, err := findRecord(ctx, store, dir, records[len(records)-1]+".checkpoint.json")
+	copyName, err := recordAmong(dir, records[len(records)-1]+".checkpoint.json", keys)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil
 	}

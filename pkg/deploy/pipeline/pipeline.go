@@ -378,13 +378,28 @@ func (r Request) changedOnly(sorted []deploytarget.Target, deps map[string][]str
 		return nil
 	}
 	kept := map[string]bool{}
-	for _, t := range sorted {
-		if !r.changed[canonical(t.File)] {
-			continue
+	// The stacks that reference each, indexed once: a stack and those that reference it, directly
+	// or through others (queue.Dependants), are then kept in one walk, not one over every
+	// reference of the fleet for each changed stack.
+	referencedBy := map[string][]string{}
+	for k, ds := range deps {
+		for _, d := range ds {
+			referencedBy[d] = append(referencedBy[d], k)
 		}
-		kept[t.Key()] = true
-		for _, d := range queue.Dependants(deps, t.Key()) {
-			kept[d] = true
+	}
+	var keep func(key string)
+	keep = func(key string) {
+		if kept[key] {
+			return // and those that reference it (Order refuses a cycle)
+		}
+		kept[key] = true
+		for _, k := range referencedBy[key] {
+			keep(k)
+		}
+	}
+	for _, t := range sorted {
+		if r.changed[canonical(t.File)] {
+			keep(t.Key())
 		}
 	}
 	r.say(fmt.Sprintf("--changed-since %s: %d of %d stacks run (their manifests changed since, or they reference one that did)",

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"sort"
@@ -38,8 +39,7 @@ type Queue struct {
 // A failure (or, with SkipBlocked, a block) skips the targets that wait for it, and nothing else.
 // When ctx ends, running operations are interrupted and the targets not started are cancelled.
 func (q Queue) Run(ctx context.Context, sorted []deploytarget.Target, deps map[string][]string, op outcome.StackFunc) []outcome.Outcome {
-	r := &queueRun{q: q, sorted: sorted, waits: q.waits(deps), done: map[string]*outcome.Outcome{}, started: map[string]bool{},
-		finished: make(chan struct{}, len(sorted))}
+	r := newQueueRun(q, sorted, deps)
 	for {
 		r.mu.Lock()
 		if ctx.Err() != nil {
@@ -63,8 +63,8 @@ func (q Queue) Run(ctx context.Context, sorted []deploytarget.Target, deps map[s
 	}
 	r.wg.Wait()
 	out := make([]outcome.Outcome, len(sorted))
-	for i, t := range sorted {
-		out[i] = *r.done[t.Key()]
+	for i, k := range r.keys {
+		out[i] = *r.done[k]
 	}
 	return out
 }
@@ -86,16 +86,58 @@ func (q Queue) waits(deps map[string][]string) map[string][]string {
 
 // queueRun is one Run of the queue: which targets started, which are done and how, guarded by
 // mu; finished is told each time a target's operation ends.
+//
+// Each step looks only at the targets that may start or be skipped now (movable, by their place
+// in the order), not at every target: a target moves when all it waits for are done, or one of
+// them stopped. A fleet of N stacks is then run in N steps of a few targets each, not N passes
+// over N targets.
 type queueRun struct {
-	q        Queue
-	sorted   []deploytarget.Target
-	waits    map[string][]string
+	q      Queue
+	sorted []deploytarget.Target
+	keys   []string       // each target's key, by its place in sorted
+	at     map[string]int // each target's place in sorted, by key
+	waits  map[string][]string
+	// waitedBy are the places of the targets that wait for each, by its place; unfinished counts
+	// what each waits for that is not done; stopped marks those one of whose waits stopped.
+	waitedBy   [][]int
+	unfinished []int
+	stopped    []bool
+	// movable holds the places of the targets not started that may move now, least first;
+	// queued marks them. A target skipped in a step moves those that wait for it in the same
+	// step, wherever they are in the order: destroy's waits point back in it, and a pass over
+	// the order that left them to the next step hung when nothing else ran to start one.
+	movable intHeap
+	queued  []bool
+
 	mu       sync.Mutex
 	done     map[string]*outcome.Outcome
 	started  map[string]bool
 	running  int
 	finished chan struct{}
 	wg       sync.WaitGroup
+}
+
+func newQueueRun(q Queue, sorted []deploytarget.Target, deps map[string][]string) *queueRun {
+	n := len(sorted)
+	r := &queueRun{q: q, sorted: sorted, keys: make([]string, n), at: make(map[string]int, n), waits: q.waits(deps),
+		waitedBy: make([][]int, n), unfinished: make([]int, n), stopped: make([]bool, n), queued: make([]bool, n),
+		done: map[string]*outcome.Outcome{}, started: map[string]bool{}, finished: make(chan struct{}, n)}
+	for i, t := range sorted {
+		r.keys[i] = t.Key()
+		r.at[r.keys[i]] = i
+	}
+	for i, k := range r.keys {
+		for _, w := range r.waits[k] {
+			r.unfinished[i]++
+			if j, ok := r.at[w]; ok {
+				r.waitedBy[j] = append(r.waitedBy[j], i)
+			}
+		}
+		if r.unfinished[i] == 0 {
+			r.queue(i)
+		}
+	}
+	return r
 }
 
 // stops tells that an outcome keeps the targets that wait for it from running.
@@ -105,24 +147,50 @@ func (r *queueRun) stops(o *outcome.Outcome) bool {
 
 // cancelUnstarted cancels every target not started. r.mu is held.
 func (r *queueRun) cancelUnstarted() {
-	for _, t := range r.sorted {
-		if !r.started[t.Key()] {
-			r.started[t.Key()] = true
-			r.done[t.Key()] = &outcome.Outcome{Target: t, Status: outcome.Cancelled, Reason: "cancelled before it started", Err: stackstate.ErrCancelled}
+	for i, t := range r.sorted {
+		if k := r.keys[i]; !r.started[k] {
+			r.started[k] = true
+			r.done[k] = &outcome.Outcome{Target: t, Status: outcome.Cancelled, Reason: "cancelled before it started", Err: stackstate.ErrCancelled}
+		}
+	}
+}
+
+// queue marks the target at place i as one that may move.
+func (r *queueRun) queue(i int) {
+	if r.queued[i] {
+		return
+	}
+	r.queued[i] = true
+	heap.Push(&r.movable, i)
+}
+
+// finish records the outcome of the target at place i and tells those that wait for it. r.mu is
+// held.
+func (r *queueRun) finish(i int, o *outcome.Outcome) {
+	r.done[r.keys[i]] = o
+	stops := r.stops(o)
+	for _, j := range r.waitedBy[i] {
+		r.unfinished[j]--
+		r.stopped[j] = r.stopped[j] || stops
+		if (r.unfinished[j] == 0 || r.stopped[j]) && !r.started[r.keys[j]] {
+			r.queue(j)
 		}
 	}
 }
 
 // startReady starts, up to the queue's parallel, the targets whose waits are done, and skips
-// those one of whose waits stopped. r.mu is held.
+// those one of whose waits stopped, in their order. r.mu is held.
 func (r *queueRun) startReady(ctx context.Context, op outcome.StackFunc) {
 	parallel := max(r.q.Parallel, 1)
-	for _, t := range r.sorted {
-		if r.started[t.Key()] || r.running >= parallel {
+	for r.running < parallel && r.movable.Len() > 0 {
+		i := heap.Pop(&r.movable).(int)
+		r.queued[i] = false
+		t, key := r.sorted[i], r.keys[i]
+		if r.started[key] {
 			continue
 		}
 		ready, blocker := true, ""
-		for _, w := range r.waits[t.Key()] {
+		for _, w := range r.waits[key] {
 			o, ok := r.done[w]
 			switch {
 			case !ok:
@@ -132,26 +200,40 @@ func (r *queueRun) startReady(ctx context.Context, op outcome.StackFunc) {
 			}
 		}
 		if blocker != "" {
-			r.started[t.Key()] = true
-			r.done[t.Key()] = &outcome.Outcome{Target: t, Status: outcome.Skipped, BlockedBy: blocker, Reason: "skipped: " + blocker + " did not deploy"}
+			r.started[key] = true
+			r.finish(i, &outcome.Outcome{Target: t, Status: outcome.Skipped, BlockedBy: blocker, Reason: "skipped: " + blocker + " did not deploy"})
 			continue
 		}
 		if !ready {
 			continue
 		}
-		r.started[t.Key()] = true
+		r.started[key] = true
 		r.running++
 		r.wg.Add(1)
-		go func(t deploytarget.Target) {
+		go func(i int, t deploytarget.Target) {
 			defer r.wg.Done()
 			o := r.q.run(ctx, t, op)
 			r.mu.Lock()
-			r.done[t.Key()] = &o
+			r.finish(i, &o)
 			r.running--
 			r.mu.Unlock()
 			r.finished <- struct{}{}
-		}(t)
+		}(i, t)
 	}
+}
+
+// intHeap is a min-heap of places in the order (container/heap).
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // run runs op on t within the stack deadline and says how it ended when op could not. An
