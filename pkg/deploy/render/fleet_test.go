@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"fmt"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,7 +161,9 @@ func contains(s []int, i int) bool {
 	return false
 }
 
-// golden compares got with testdata/name, or writes it there with -update.
+// golden compares got with testdata/name, or writes it there with -update. A golden over 1 MB
+// (a thousand stacks' status in JSON) is kept gzipped, as testdata/name.gz, and compared byte for
+// byte all the same: the repository tracks no file over 1 MB (make check-tracked).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
@@ -166,18 +171,57 @@ func golden(t *testing.T, name string, got []byte) {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
+		data, stale := got, path+".gz"
+		if len(got) > maxGolden {
+			data, stale, path = gzipped(t, got), path, path+".gz"
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(stale); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			t.Fatal(err)
 		}
 		return
 	}
 	want, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		want, err = gunzipped(path + ".gz")
+	}
 	if err != nil {
 		t.Fatalf("%v (run with -update to write it)", err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from what is rendered now (run with -update, and read the diff):\n--- got\n%s\n--- want\n%s", path, head(got), head(want))
 	}
+}
+
+// maxGolden is the largest golden kept as it is; a larger one is kept gzipped.
+const maxGolden = 1 << 20
+
+func gzipped(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func gunzipped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
 }
 
 // head is the first lines of a long output, enough to see where it differs.

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -51,6 +52,14 @@ func statusFigures(report runreport.Report, outcomes []outcome.Outcome, prices f
 		st.ManifestNodes, st.ManifestCost = row.ManifestNodes, row.ManifestCost
 		if st.Recorded != nil {
 			st.Nodes, st.Cost = row.Nodes, row.Cost
+			// The manifest's figures only where they differ from the recorded ones, as the table
+			// shows one figure then: a fleet's report does not say each twice.
+			if st.ManifestNodes == st.Nodes {
+				st.ManifestNodes = ""
+			}
+			if reflect.DeepEqual(st.ManifestCost, st.Cost) {
+				st.ManifestCost = nil
+			}
 		}
 		report.Stacks[i].Status = &st
 	}
