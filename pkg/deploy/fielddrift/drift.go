@@ -73,8 +73,12 @@ func split(t deploytarget.Target, res stackstate.Result, left func() []string) (
 		if !leftRead && left != nil {
 			leftFields, leftRead = left(), true
 		}
-		if slices.Contains(leftFields, f.Field) || t.Effects != nil && t.Effects.NeverReadBack[f.Property] {
-			// Taken over as the cloud had it: the next up sets it for the first time.
+		// Taken over as the cloud had it by an adoption, the stack's last update: the next up
+		// sets it for the first time. AdoptionLeft is nil when that update was no adoption: a
+		// property the provider never reads back that differs then was changed in the stack's
+		// state by hand (an edited state imported), which is drift.
+		adopted := leftFields != nil
+		if slices.Contains(leftFields, f.Field) || adopted && t.Effects != nil && t.Effects.NeverReadBack[f.Property] {
 			pending = append(pending, f)
 			continue
 		}
