@@ -216,8 +216,13 @@ func ClusterManifest(b Body) ([]byte, error) {
 	if b.ClusterID != "" {
 		problems = append(problems, Problem{Field: "cluster_id", Rule: "cluster.no_cluster_id", Message: "a cluster belongs to no cluster: leave cluster_id out"})
 	}
-	if b.Spec.Autoscaling != nil || b.Spec.NodeCount != nil {
-		problems = append(problems, Problem{Field: "spec.nodeCount", Rule: "cluster.pool_fields", Message: "a cluster's nodes are its default pool's: write them in spec.platform." + b.Spec.Platform.Type + ".defaultNodePool"})
+	// Each field is named as the body wrote it: a body with autoscaling alone is told of autoscaling.
+	inPool := "a cluster's nodes are its default pool's: write them in spec.platform." + b.Spec.Platform.Type + ".defaultNodePool"
+	if b.Spec.Autoscaling != nil {
+		problems = append(problems, Problem{Field: "spec.autoscaling", Rule: "cluster.pool_fields", Message: inPool})
+	}
+	if b.Spec.NodeCount != nil {
+		problems = append(problems, Problem{Field: "spec.nodeCount", Rule: "cluster.pool_fields", Message: inPool})
 	}
 	block, more := b.Spec.block()
 	problems = append(problems, more...)

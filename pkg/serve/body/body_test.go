@@ -83,7 +83,7 @@ func TestABodyThatDoesNotFitItsPlatformIsRefusedBeforeAnyManifest(t *testing.T) 
 		{"a block of the other cloud", `{"name": "a", "spec": {"platform": {"type": "civo", "digitalocean": {}}}}`, false, "spec.platform.digitalocean"},
 		{"the seed's gcp", `{"name": "a", "spec": {"platform": {"type": "gcp"}}}`, false, "spec.platform.type"},
 		{"a cluster's nodeCount outside its default pool", `{"name": "a", "spec": {"platform": {"type": "civo", "civo": {}}, "nodeCount": 3}}`, false, "spec.nodeCount"},
-		{"a cluster's autoscaling outside its default pool", `{"name": "a", "spec": {"platform": {"type": "civo", "civo": {}}, "autoscaling": {"enabled": true, "minNodes": 1, "maxNodes": 3}}}`, false, "a cluster's nodes are its default pool's"},
+		{"a cluster's autoscaling outside its default pool", `{"name": "a", "spec": {"platform": {"type": "civo", "civo": {}}, "autoscaling": {"enabled": true, "minNodes": 1, "maxNodes": 3}}}`, false, "spec.autoscaling"},
 		{"a pool's nodeCount inside the block", `{"name": "a", "spec": {"platform": {"type": "civo", "civo": {"nodeCount": 3}}}}`, true, "spec.platform.civo.nodeCount"},
 		{"a pool on another platform than its cluster", `{"name": "a", "spec": {"platform": {"type": "digitalocean", "digitalocean": {}}}}`, true, "spec.platform.type"},
 	}
