@@ -2,6 +2,7 @@ package stackinput
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,10 +19,20 @@ type Head struct {
 	StackInput bool
 }
 
+// OtherGroups are the API groups under clusterplane.dev that are no manifest of clusterplane's
+// own: the Karpenter provider's NodeClasses (karpenter/pkg/apis/v1.Group), which live in the
+// same folders as the clusters they scale and are applied with kubectl, not deployed.
+var OtherGroups = []string{"karpenter.clusterplane.dev"}
+
 // Claimed reports whether the file claims to be a Clusterplane manifest or stack input, so that
-// an unknown or missing kind is a mistake rather than some other YAML file.
+// an unknown or missing kind is a mistake rather than some other YAML file. Any group under
+// clusterplane.dev claims it, a misspelt cloud's included, except OtherGroups.
 func (h Head) Claimed() bool {
-	return h.StackInput || strings.Contains(h.APIVersion, ".clusterplane.dev/")
+	if h.StackInput {
+		return true
+	}
+	group, _, ok := strings.Cut(h.APIVersion, "/")
+	return ok && strings.HasSuffix(group, ".clusterplane.dev") && !slices.Contains(OtherGroups, group)
 }
 
 // ErrNotAMapping is ReadHead's error for YAML or JSON text that is not a mapping.

@@ -1,6 +1,10 @@
 package stackinput_test
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +25,8 @@ func TestReadHeadFindsTheKindOfAManifestOrAStackInput(t *testing.T) {
 		{"a stack input", "target:\n  kind: CivoKubernetesNodePool\nproviderConfig: {}\n",
 			stackinput.Head{Kind: "CivoKubernetesNodePool", StackInput: true}, true},
 		{"a stack input without a target", "provider_config: {}\n", stackinput.Head{StackInput: true}, true},
+		{"the Karpenter provider's NodeClass", "apiVersion: karpenter.clusterplane.dev/v1\nkind: DigitalOceanNodeClass\n",
+			stackinput.Head{APIVersion: "karpenter.clusterplane.dev/v1", Kind: "DigitalOceanNodeClass"}, false},
 		{"a Pulumi project", "name: x\nruntime: go\n", stackinput.Head{}, false},
 		{"a Kubernetes manifest", "apiVersion: v1\nkind: Pod\n", stackinput.Head{APIVersion: "v1", Kind: "Pod"}, false},
 		{"a kind that is no string", "kind: [a]\n", stackinput.Head{}, false},
@@ -58,5 +64,21 @@ func TestQuoteEscapesControlCharactersAndCutsLongValues(t *testing.T) {
 		if got := stackinput.Quote(tt.in); got != tt.want {
 			t.Errorf("%s: Quote = %s, want %s", tt.name, got, tt.want)
 		}
+	}
+}
+
+// A NodeClass sits in the folders of the clusters it scales; the folder walk skips it only while
+// its group, as the Karpenter module declares it, is among OtherGroups.
+func TestTheKarpenterProvidersGroupIsOneTheFolderWalkSkips(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "karpenter", "pkg", "apis", "v1", "doc.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^const Group = "([^"]+)"`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("karpenter/pkg/apis/v1/doc.go declares no const Group")
+	}
+	if !slices.Contains(stackinput.OtherGroups, string(m[1])) {
+		t.Errorf("OtherGroups %v lacks the NodeClasses' group %s: `clusterplane up DIR` would refuse a NodeClass as an unknown kind", stackinput.OtherGroups, m[1])
 	}
 }
