@@ -452,28 +452,39 @@ func slicesSorted(s []string) bool {
 }
 
 // Promise: ctrl-c-exits-130
+// Promise: sigterm-cancels-like-ctrl-c
 func TestCtrlCStopsTheFleetExitsOneHundredThirtyAndStillPrintsTheTable(t *testing.T) {
-	b := deploytest.New()
-	dir := fleet(t)
-	b.Delay("digitaloceankubernetescluster/platform-prod", "update", time.Minute)
-	go func() {
-		// Interrupt once the cluster's update runs: clusterplane listens for Ctrl-C by then.
-		for !slices.Contains(b.Calls(), "update digitaloceankubernetescluster/platform-prod") {
-			time.Sleep(5 * time.Millisecond)
-		}
-		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
-	}()
-	start := time.Now()
-	r := deployRun(t, b, strings.NewReader(""), false, "up", dir, "--yes")
-	if r.code != exitcode.Interrupted {
-		t.Errorf("up interrupted: exit %d, want %d\n%s%s", r.code, exitcode.Interrupted, r.stdout, r.stderr)
-	}
-	if time.Since(start) > 30*time.Second {
-		t.Error("the interrupt did not stop the update")
-	}
-	for _, want := range []string{"cancelled before it started", "Stacks: 2 cancelled."} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("the table after Ctrl-C does not say %q:\n%s", want, r.stdout)
-		}
+	for _, c := range []struct {
+		name string
+		sig  syscall.Signal
+	}{
+		{"Ctrl-C", syscall.SIGINT},
+		{"a SIGTERM, as a cancelled CI job sends", syscall.SIGTERM},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := deploytest.New()
+			dir := fleet(t)
+			b.Delay("digitaloceankubernetescluster/platform-prod", "update", time.Minute)
+			go func() {
+				// Signal once the cluster's update runs: clusterplane listens for it by then.
+				for !slices.Contains(b.Calls(), "update digitaloceankubernetescluster/platform-prod") {
+					time.Sleep(5 * time.Millisecond)
+				}
+				_ = syscall.Kill(os.Getpid(), c.sig)
+			}()
+			start := time.Now()
+			r := deployRun(t, b, strings.NewReader(""), false, "up", dir, "--yes")
+			if r.code != exitcode.Interrupted {
+				t.Errorf("up interrupted: exit %d, want %d\n%s%s", r.code, exitcode.Interrupted, r.stdout, r.stderr)
+			}
+			if time.Since(start) > 30*time.Second {
+				t.Error("the interrupt did not stop the update")
+			}
+			for _, want := range []string{"cancelled before it started", "Stacks: 2 cancelled."} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("the table after the signal does not say %q:\n%s", want, r.stdout)
+				}
+			}
+		})
 	}
 }

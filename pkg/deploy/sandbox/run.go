@@ -183,6 +183,11 @@ func (s *Session) Run(ctx context.Context, argv []string, stdin io.Reader, stdou
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
+		// A command ended by a signal has no exit code of its own (ExitCode is -1, which the
+		// sandbox would pass on as 255): it is said as a shell says it, 128 and the signal.
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
 		return exit.ExitCode(), nil
 	}
 	if errors.Is(err, exec.ErrNotFound) {

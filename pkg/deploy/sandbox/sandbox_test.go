@@ -197,3 +197,25 @@ func TestTheSandboxIsFoundInTheFolderAboveAsGitFindsItsRepository(t *testing.T) 
 func doOf(c *Clouds) *fakedo.DO { return c.Cloud("digitalocean").(*fakedo.DO) }
 
 func civoOf(c *Clouds) *fakecivo.Civo { return c.Cloud("civo").(*fakecivo.Civo) }
+
+// Promise: sandbox-exit-code-is-the-commands
+// The sandbox's exit code is the command's; a command a signal ended (a SIGTERM passed on) exits
+// as a shell says it, 128 and the signal, never 255, which the exit codes do not name.
+func TestTheSandboxExitsWithItsCommandsCodeOrOneHundredTwentyEightAndTheSignal(t *testing.T) {
+	s := &Session{Dir: t.TempDir(), Engine: Engine{Bin: t.TempDir()}}
+	for _, c := range []struct {
+		name, script string
+		want         int
+	}{
+		{"an exit code", "exit 3", 3},
+		{"ended by SIGTERM", "kill -TERM $$", 143},
+		{"ended by SIGINT", "kill -INT $$", 130},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, err := s.Run(context.Background(), []string{"sh", "-c", c.script}, nil, io.Discard, io.Discard)
+			if err != nil || code != c.want {
+				t.Errorf("Run(sh -c %q) = %d, %v; want %d", c.script, code, err, c.want)
+			}
+		})
+	}
+}
