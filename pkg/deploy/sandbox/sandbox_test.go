@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
@@ -217,5 +219,46 @@ func TestTheSandboxExitsWithItsCommandsCodeOrOneHundredTwentyEightAndTheSignal(t
 				t.Errorf("Run(sh -c %q) = %d, %v; want %d", c.script, code, err, c.want)
 			}
 		})
+	}
+}
+
+// Promise: sandbox-passes-sigterm-on
+// A SIGTERM sent to the sandbox alone (a service manager, a CI job's cancel) reaches the command,
+// which ends as it chooses to on it, rather than running on with the sandbox's clouds gone.
+func TestASIGTERMToTheSandboxIsPassedOnToTheCommand(t *testing.T) {
+	s := &Session{Dir: t.TempDir(), Engine: Engine{Bin: t.TempDir()}}
+	started := filepath.Join(t.TempDir(), "started")
+	type result struct {
+		code int
+		err  error
+	}
+	done := make(chan result, 1)
+	// The context ends the command should the SIGTERM not reach it.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() {
+		code, err := s.Run(ctx, []string{"sh", "-c", `trap 'exit 7' TERM; : >"$0"; while :; do :; done`, started},
+			nil, io.Discard, io.Discard)
+		done <- result{code, err}
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+	}
+	// Run listens for SIGTERM from before the command starts, so the test process is not ended.
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		if r.err != nil || r.code != 7 {
+			t.Errorf("Run = %d, %v; want 7, the command's own exit on SIGTERM", r.code, r.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command ran on after the sandbox's SIGTERM")
 	}
 }
