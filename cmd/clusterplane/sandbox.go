@@ -168,8 +168,13 @@ func sandboxReset(o *sandboxOptions) error {
 	if err != nil {
 		return o.f.sandboxFailed(err)
 	}
-	if err := sandbox.Reset(dir); err != nil {
+	removed, err := sandbox.Reset(dir)
+	if err != nil {
 		return o.f.sandboxFailed(err)
+	}
+	if !removed {
+		fmt.Fprintf(o.f.Stderr, "no sandbox in %s: nothing removed\n", dir)
+		return nil
 	}
 	fmt.Fprintf(o.f.Stderr, "removed the sandbox in %s\n", dir)
 	return nil

@@ -202,19 +202,19 @@ func claim(dir string) error {
 	return errors.Wrap(os.WriteFile(marker, []byte(text), 0o644), "mark the sandbox's folder")
 }
 
-// Reset stops the sandbox of dir if it runs and removes dir; a folder that is not a sandbox's is
-// refused, a missing one is nothing to do.
-func Reset(dir string) error {
+// Reset stops the sandbox of dir if it runs and removes dir, telling whether there was one to
+// remove; a folder that is not a sandbox's is refused, a missing one is nothing to do.
+func Reset(dir string) (removed bool, err error) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if _, err := os.Stat(filepath.Join(dir, markerFile)); err != nil {
-		return errors.Errorf("%s is not a sandbox's folder (it has no %s file): not removed", dir, markerFile)
+		return false, errors.Errorf("%s is not a sandbox's folder (it has no %s file): not removed", dir, markerFile)
 	}
 	if _, err := Stop(dir); err != nil {
-		return err
+		return false, err
 	}
-	return errors.Wrap(os.RemoveAll(dir), "remove the sandbox's folder")
+	return true, errors.Wrap(os.RemoveAll(dir), "remove the sandbox's folder")
 }
 
 // Plugin is a provider plugin the sandbox installs.

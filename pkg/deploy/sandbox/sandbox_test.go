@@ -63,18 +63,21 @@ func TestResetRemovesOnlyASandboxsFolder(t *testing.T) {
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("the passphrase file: %v, %v; want mode 0600", info, err)
 	}
-	if err := Reset(dir); err != nil {
-		t.Fatal(err)
+	if removed, err := Reset(dir); err != nil || !removed {
+		t.Fatalf("Reset = %t, %v; want the sandbox removed", removed, err)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("after Reset %s still exists: %v", dir, err)
+	}
+	if removed, err := Reset(dir); err != nil || removed {
+		t.Errorf("Reset of a sandbox no longer there = %t, %v; want nothing removed and no error", removed, err)
 	}
 
 	other := t.TempDir()
 	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := Reset(other); err == nil {
+	if _, err := Reset(other); err == nil {
 		t.Errorf("Reset of a folder that is not a sandbox's succeeded")
 	}
 	if err := prepare(other, Engine{}); err == nil {
