@@ -79,9 +79,9 @@ func newClouds(t *testing.T) clouds {
 	}
 	c.do.SeedVPC(walkIDs["vpc"], "fra1")
 	c.do.SeedVPC(walkIDs["vpc2"], "fra1")
-	c.civo.SeedNetwork(walkIDs["civoNetwork"], "walk-network", "fra1")
-	c.civo.SeedNetwork(walkIDs["civoNetwork2"], "walk-network-2", "fra1")
-	c.civo.SeedFirewall(walkIDs["civoFirewall"], "walk-firewall", "fra1", walkIDs["civoNetwork"])
+	c.civo.Networking().SeedNetwork(walkIDs["civoNetwork"], "walk-network", "fra1")
+	c.civo.Networking().SeedNetwork(walkIDs["civoNetwork2"], "walk-network-2", "fra1")
+	c.civo.Networking().SeedFirewall(walkIDs["civoFirewall"], "walk-firewall", "fra1", walkIDs["civoNetwork"])
 	for _, id := range []string{walkIDs["civoCluster"], walkIDs["civoCluster2"]} {
 		c.civo.SeedCluster(civogo.KubernetesCluster{ID: id, Name: "seeded-" + id[:8], NetworkID: c.civo.DefaultNetworkID("fra1")})
 	}

@@ -238,7 +238,7 @@ func TestARegionTheCloudMayHaveOpenedWarnsOfflineAndOnlyTheCloudsOwnListRefusesI
 			c := fakecivo.New(t, offeredCivoToken(t), "")
 			if tt.opened != "" {
 				d.SetRegions(append(slices.Clone(fakedo.DefaultRegions), tt.opened)...)
-				c.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: tt.opened, Name: "Tomorrow 1"})...)
+				c.Catalogue().SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: tt.opened, Name: "Tomorrow 1"})...)
 			}
 			env := map[string]string{digitalocean.APIURLEnv: d.URL(), civodriver.APIURLEnv: c.URL(),
 				digitalocean.TokenEnv: offeredDOToken(t), civodriver.TokenEnv: offeredCivoToken(t)}

@@ -30,6 +30,62 @@ type fakeFirewall struct {
 	seq    int
 }
 
+// Networking is the cloud's networks and their firewalls, /v2/networks and /v2/firewalls. Its
+// exported methods take the server's Mu; the others run with it held.
+type Networking struct{ *store }
+
+// Networks are the networks, every region's default one included, oldest first.
+func (f Networking) Networks() []civogo.Network {
+	f.srv.Mu.Lock()
+	defer f.srv.Mu.Unlock()
+	var out []civogo.Network
+	for _, n := range f.networkList("") {
+		out = append(out, deepCopy(n.n))
+	}
+	return out
+}
+
+// Firewalls are the firewalls, oldest first, in every region.
+func (f Networking) Firewalls() []civogo.Firewall {
+	f.srv.Mu.Lock()
+	defer f.srv.Mu.Unlock()
+	var out []civogo.Firewall
+	for _, fw := range f.firewallList("") {
+		out = append(out, deepCopy(f.renderFirewall(fw)))
+	}
+	return out
+}
+
+// Firewall is the firewall with id, and whether it exists.
+func (f Networking) Firewall(id string) (civogo.Firewall, bool) {
+	f.srv.Mu.Lock()
+	defer f.srv.Mu.Unlock()
+	fw, ok := f.firewalls[id]
+	if !ok {
+		return civogo.Firewall{}, false
+	}
+	return deepCopy(f.renderFirewall(fw)), true
+}
+
+// SeedNetwork puts a network with id and label into region, as one made earlier in Civo's
+// dashboard: a manifest may name it.
+func (f Networking) SeedNetwork(id, label, region string) {
+	f.srv.Mu.Lock()
+	defer f.srv.Mu.Unlock()
+	f.networks[id] = &fakeNetwork{region: region, seq: f.next(), n: civogo.Network{
+		ID: id, Name: label, Label: label, CIDR: "10.20.0.0/22", Status: "Active", IPv4Enabled: true,
+		NameserversV4: []string{"8.8.8.8", "1.1.1.1"},
+	}}
+}
+
+// SeedFirewall puts a firewall with id and name, Civo's default rules on it, on the network with
+// networkID in region, as one made earlier: a manifest may name it.
+func (f Networking) SeedFirewall(id, name, region, networkID string) {
+	f.srv.Mu.Lock()
+	defer f.srv.Mu.Unlock()
+	f.addFirewall(id, name, region, networkID, defaultRules())
+}
+
 // uuidFrom is a UUID-shaped id derived from seed, so the provider's UUID checks pass and runs
 // repeat.
 func uuidFrom(seed string) string {
@@ -38,13 +94,8 @@ func uuidFrom(seed string) string {
 	return h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
 }
 
-// newID is a fresh id for a kind of thing.
-func (f *Civo) newID(kind string) string {
-	return uuidFrom(fmt.Sprintf("fakecivo/%s/%d", kind, f.next()))
-}
-
 // defaultNetwork is region's default network, made the first time it is asked for.
-func (f *Civo) defaultNetwork(region string) *fakeNetwork {
+func (f Networking) defaultNetwork(region string) *fakeNetwork {
 	id := uuidFrom("fakecivo/default-network/" + strings.ToLower(region))
 	if n, ok := f.networks[id]; ok {
 		return n
@@ -58,7 +109,7 @@ func (f *Civo) defaultNetwork(region string) *fakeNetwork {
 }
 
 // networkIn is the network with id in region.
-func (f *Civo) networkIn(id, region string) (*fakeNetwork, bool) {
+func (f Networking) networkIn(id, region string) (*fakeNetwork, bool) {
 	n, ok := f.networks[id]
 	if !ok || !inRegion(n.region, region) {
 		return nil, false
@@ -67,7 +118,7 @@ func (f *Civo) networkIn(id, region string) (*fakeNetwork, bool) {
 }
 
 // networkList are the networks in region ("" for all), oldest first.
-func (f *Civo) networkList(region string) []*fakeNetwork {
+func (f Networking) networkList(region string) []*fakeNetwork {
 	if region != "" {
 		f.defaultNetwork(region)
 	}
@@ -81,7 +132,7 @@ func (f *Civo) networkList(region string) []*fakeNetwork {
 	return out
 }
 
-func (f *Civo) serveNetworks(q *request, seg []string) {
+func (f Networking) serveNetworks(q *request, seg []string) {
 	switch {
 	case len(seg) == 0 && q.r.Method == http.MethodGet:
 		out := []civogo.Network{}
@@ -112,7 +163,7 @@ func (f *Civo) serveNetworks(q *request, seg []string) {
 	}
 }
 
-func (f *Civo) createNetwork(q *request) {
+func (f Networking) createNetwork(q *request) {
 	var cfg civogo.NetworkConfig
 	if err := json.Unmarshal(q.body, &cfg); err != nil {
 		f.fail(q.w, http.StatusBadRequest, "bad_request", err.Error())
@@ -144,7 +195,7 @@ func (f *Civo) createNetwork(q *request) {
 	writeJSON(q.w, http.StatusOK, civogo.NetworkResult{ID: n.n.ID, Label: n.n.Label, Result: civogo.ResultSuccess})
 }
 
-func (f *Civo) networkLabelTaken(label, region, except string) bool {
+func (f Networking) networkLabelTaken(label, region, except string) bool {
 	for _, n := range f.networks {
 		if n.n.ID != except && inRegion(n.region, region) && n.n.Label == label {
 			return true
@@ -153,7 +204,7 @@ func (f *Civo) networkLabelTaken(label, region, except string) bool {
 	return false
 }
 
-func (f *Civo) updateNetwork(q *request, n *fakeNetwork) {
+func (f Networking) updateNetwork(q *request, n *fakeNetwork) {
 	var cfg civogo.NetworkConfig
 	if err := json.Unmarshal(q.body, &cfg); err != nil {
 		f.fail(q.w, http.StatusBadRequest, "bad_request", err.Error())
@@ -173,7 +224,7 @@ func (f *Civo) updateNetwork(q *request, n *fakeNetwork) {
 	writeJSON(q.w, http.StatusOK, civogo.NetworkResult{ID: n.n.ID, Label: n.n.Label, Result: civogo.ResultSuccess})
 }
 
-func (f *Civo) deleteNetwork(q *request, n *fakeNetwork) {
+func (f Networking) deleteNetwork(q *request, n *fakeNetwork) {
 	if n.n.Default {
 		f.fail(q.w, http.StatusConflict, "network_delete_default", "the default network cannot be deleted")
 		return
@@ -195,7 +246,7 @@ func (f *Civo) deleteNetwork(q *request, n *fakeNetwork) {
 }
 
 // firewallIn is the firewall with id in region.
-func (f *Civo) firewallIn(id, region string) (*fakeFirewall, bool) {
+func (f Networking) firewallIn(id, region string) (*fakeFirewall, bool) {
 	fw, ok := f.firewalls[id]
 	if !ok || !inRegion(fw.region, region) {
 		return nil, false
@@ -204,7 +255,7 @@ func (f *Civo) firewallIn(id, region string) (*fakeFirewall, bool) {
 }
 
 // firewallList are the firewalls in region ("" for all), oldest first.
-func (f *Civo) firewallList(region string) []*fakeFirewall {
+func (f Networking) firewallList(region string) []*fakeFirewall {
 	var out []*fakeFirewall
 	for _, fw := range f.firewalls {
 		if inRegion(fw.region, region) {
@@ -216,7 +267,7 @@ func (f *Civo) firewallList(region string) []*fakeFirewall {
 }
 
 // renderFirewall is the firewall as Civo reports it, with its counts.
-func (f *Civo) renderFirewall(fw *fakeFirewall) civogo.Firewall {
+func (f Networking) renderFirewall(fw *fakeFirewall) civogo.Firewall {
 	out := fw.fw
 	out.Rules = nil
 	for _, r := range fw.fw.Rules {
@@ -233,7 +284,7 @@ func (f *Civo) renderFirewall(fw *fakeFirewall) civogo.Firewall {
 	return out
 }
 
-func (f *Civo) firewallNameTaken(name, region, except string) bool {
+func (f Networking) firewallNameTaken(name, region, except string) bool {
 	for _, fw := range f.firewalls {
 		if fw.fw.ID != except && inRegion(fw.region, region) && fw.fw.Name == name {
 			return true
@@ -242,7 +293,7 @@ func (f *Civo) firewallNameTaken(name, region, except string) bool {
 	return false
 }
 
-func (f *Civo) serveFirewalls(q *request, seg []string) {
+func (f Networking) serveFirewalls(q *request, seg []string) {
 	if len(seg) == 0 {
 		switch q.r.Method {
 		case http.MethodGet:
@@ -283,7 +334,7 @@ func (f *Civo) serveFirewalls(q *request, seg []string) {
 	}
 }
 
-func (f *Civo) createFirewall(q *request) {
+func (f Networking) createFirewall(q *request) {
 	var cfg civogo.FirewallConfig
 	if err := json.Unmarshal(q.body, &cfg); err != nil {
 		f.fail(q.w, http.StatusBadRequest, "bad_request", err.Error())
@@ -324,7 +375,7 @@ func (f *Civo) createFirewall(q *request) {
 }
 
 // addFirewall stores a firewall, giving its rules ids.
-func (f *Civo) addFirewall(id, name, region, networkID string, rules []civogo.FirewallRule) *fakeFirewall {
+func (f Networking) addFirewall(id, name, region, networkID string, rules []civogo.FirewallRule) *fakeFirewall {
 	fw := &fakeFirewall{region: region, seq: f.next(), fw: civogo.Firewall{ID: id, Name: name, NetworkID: networkID}}
 	for _, r := range rules {
 		r.ID = f.newID("rule")
@@ -428,7 +479,7 @@ func normalizeRule(r civogo.FirewallRule) (civogo.FirewallRule, string) {
 	return r, ""
 }
 
-func (f *Civo) renameFirewall(q *request, fw *fakeFirewall) {
+func (f Networking) renameFirewall(q *request, fw *fakeFirewall) {
 	var cfg civogo.FirewallConfig
 	if err := json.Unmarshal(q.body, &cfg); err != nil {
 		f.fail(q.w, http.StatusBadRequest, "bad_request", err.Error())
@@ -446,7 +497,7 @@ func (f *Civo) renameFirewall(q *request, fw *fakeFirewall) {
 	writeJSON(q.w, http.StatusOK, civogo.SimpleResponse{ID: fw.fw.ID, Result: civogo.ResultSuccess})
 }
 
-func (f *Civo) deleteFirewall(q *request, fw *fakeFirewall) {
+func (f Networking) deleteFirewall(q *request, fw *fakeFirewall) {
 	for _, fc := range f.clusters {
 		if fc.c.FirewallID == fw.fw.ID {
 			f.fail(q.w, http.StatusConflict, "database_firewall_inuse_by_cluster",
@@ -458,7 +509,7 @@ func (f *Civo) deleteFirewall(q *request, fw *fakeFirewall) {
 	writeJSON(q.w, http.StatusOK, civogo.SimpleResponse{ID: fw.fw.ID, Result: civogo.ResultSuccess})
 }
 
-func (f *Civo) addRule(q *request, fw *fakeFirewall) {
+func (f Networking) addRule(q *request, fw *fakeFirewall) {
 	var cfg civogo.FirewallRuleConfig
 	if err := json.Unmarshal(q.body, &cfg); err != nil {
 		f.fail(q.w, http.StatusBadRequest, "bad_request", err.Error())
@@ -480,7 +531,7 @@ func (f *Civo) addRule(q *request, fw *fakeFirewall) {
 	writeJSON(q.w, http.StatusOK, rule)
 }
 
-func (f *Civo) deleteRule(q *request, fw *fakeFirewall, id string) {
+func (f Networking) deleteRule(q *request, fw *fakeFirewall, id string) {
 	i := slices.IndexFunc(fw.fw.Rules, func(r civogo.FirewallRule) bool { return r.ID == id })
 	if i < 0 {
 		f.fail(q.w, http.StatusNotFound, "database_firewall_rules_find", "firewall "+fw.fw.ID+" has no rule "+id)

@@ -28,7 +28,7 @@ var exampleNetworks = []struct{ id, region string }{
 // civoExamples puts into a new Civo what the examples name by id, so that each deploys.
 func civoExamples(civo *fakecivo.Civo) {
 	for _, n := range exampleNetworks {
-		civo.SeedNetwork(n.id, "example-"+n.id[:8], n.region)
+		civo.Networking().SeedNetwork(n.id, "example-"+n.id[:8], n.region)
 	}
 	for _, cl := range []struct{ id, region string }{{ExampleCivoCluster, "fra1"}, {ExampleCivoGPUCluster, "lon1"}} {
 		civo.SeedCluster(civogo.KubernetesCluster{ID: cl.id, Name: "example-" + cl.id[:8], NetworkID: civo.DefaultNetworkID(cl.region)})
