@@ -37,7 +37,7 @@ func (e *env) seedExamples() {
 	for id, region := range exampleNetworks {
 		e.civo.Networking().SeedNetwork(id, "example-"+id[:8], region)
 	}
-	e.do.SeedVPC(exampleVPC, "ams3")
+	e.do.Account().SeedVPC(exampleVPC, "ams3")
 	for id, region := range map[string]string{civoClusterID: "fra1", civoGPUClusterID: "lon1"} {
 		e.civo.SeedCluster(civogo.KubernetesCluster{ID: id, Name: "seeded-" + id[:8], NetworkID: e.civo.DefaultNetworkID(region)})
 	}

@@ -37,7 +37,7 @@ func civoExamples(civo *fakecivo.Civo) {
 
 // doExamples puts into a new DigitalOcean what the examples name by id, so that each deploys.
 func doExamples(do *fakedo.DO) {
-	do.SeedVPC(ExampleVPC, "ams3")
+	do.Account().SeedVPC(ExampleVPC, "ams3")
 	for _, id := range []string{ExampleDOCluster, ExampleDOGPUCluster} {
 		do.SeedCluster(godo.KubernetesCluster{ID: id, Name: "example-" + id[:8], RegionSlug: "ams3",
 			NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 1}}})
