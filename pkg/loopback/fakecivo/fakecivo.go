@@ -55,6 +55,9 @@
 //   - Master addresses are in 203.0.113.0/24 (TEST-NET-3), so nothing real is ever dialled;
 //     kubeconfigs carry made-up credentials; ids are UUIDs derived from a counter, so runs repeat.
 //   - A firewall counts as in use while any cluster record names it, a DELETING one included.
+//
+// Each part of the API is a type of its own (clusterAPI, poolAPI, Networking, Catalogue, kubeLink,
+// and api, which routes a request to them), all sharing one store of the cloud's state (store.go).
 package fakecivo
 
 import (

@@ -34,6 +34,10 @@
 //   - Updates and upgrades answer 202 Accepted, as DigitalOcean documents; deletes and the
 //     registry calls answer 204.
 //   - A cluster is deleted at once: the next GET answers 404.
+//
+// Each part of the API is a type of its own (clusterAPI, poolAPI, Account, vpcAPI, clusterlint,
+// kubeLink, and api, which routes a request to them), all sharing one store of the cloud's state
+// (store.go).
 package fakedo
 
 import (
