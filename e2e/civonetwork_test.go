@@ -27,7 +27,7 @@ func TestACivoClusterWithoutANetworkJoinsItsRegionsDefaultNetwork(t *testing.T) 
 	if len(clusters) != 1 || clusters[0].NetworkID != want {
 		t.Fatalf("Civo holds %+v, want one cluster in fra1's default network %s", clusters, want)
 	}
-	firewalls := e.civo.Firewalls()
+	firewalls := e.civo.Networking().Firewalls()
 	found := false
 	for _, fw := range firewalls {
 		if fw.ID == clusters[0].FirewallID {

@@ -35,9 +35,9 @@ var (
 func (e *env) seedExamples() {
 	e.t.Helper()
 	for id, region := range exampleNetworks {
-		e.civo.SeedNetwork(id, "example-"+id[:8], region)
+		e.civo.Networking().SeedNetwork(id, "example-"+id[:8], region)
 	}
-	e.do.SeedVPC(exampleVPC, "ams3")
+	e.do.Account().SeedVPC(exampleVPC, "ams3")
 	for id, region := range map[string]string{civoClusterID: "fra1", civoGPUClusterID: "lon1"} {
 		e.civo.SeedCluster(civogo.KubernetesCluster{ID: id, Name: "seeded-" + id[:8], NetworkID: e.civo.DefaultNetworkID(region)})
 	}
@@ -55,7 +55,7 @@ func (e *env) inventory() string {
 		doPools += len(c.NodePools)
 	}
 	return fmt.Sprintf("DigitalOcean: %d clusters, %d pools; Civo: %d clusters, %d pools, %d firewalls",
-		len(e.do.Clusters()), doPools, len(e.civo.Clusters()), e.civo.Pools(), len(e.civo.Firewalls()))
+		len(e.do.Clusters()), doPools, len(e.civo.Clusters()), e.civo.Pools(), len(e.civo.Networking().Firewalls()))
 }
 
 // doCluster is the one DigitalOcean cluster the test's cloud holds besides seeded ones: the test

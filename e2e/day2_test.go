@@ -144,7 +144,7 @@ func TestRegistryIntegrationWithoutARegistryIsRefusedAtPreviewBeforeAnythingExis
 	e := newEnv(t)
 	manifest := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  registryIntegration: true\n  deletionProtection: false\n")
 	dir, input := e.stack("digitaloceankubernetescluster", manifest)
-	e.do.SetRegistry(false)
+	e.do.Account().SetRegistry(false)
 	r := e.pulumi(dir, input, "preview")
 	if r.err == nil || !strings.Contains(r.stdout+r.stderr, "spec.registryIntegration: the DigitalOcean account has no container registry") {
 		t.Fatalf("preview without a registry: want the module's refusal: %s", r)
@@ -152,7 +152,7 @@ func TestRegistryIntegrationWithoutARegistryIsRefusedAtPreviewBeforeAnythingExis
 	if n := len(e.do.Requests("POST")); n > 0 {
 		t.Errorf("a refused preview sent %d creates", n)
 	}
-	e.do.SetRegistry(true)
+	e.do.Account().SetRegistry(true)
 	e.must(dir, input, "up", "--yes", "--skip-preview")
 	if !e.doCluster("dev-fra1").RegistryEnabled {
 		t.Errorf("the cluster's registry integration is off after up")

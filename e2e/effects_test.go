@@ -77,11 +77,11 @@ func newClouds(t *testing.T) clouds {
 		c.do.SeedCluster(godo.KubernetesCluster{ID: id, Name: "seeded-" + id[:8], RegionSlug: "fra1",
 			NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 1}}})
 	}
-	c.do.SeedVPC(walkIDs["vpc"], "fra1")
-	c.do.SeedVPC(walkIDs["vpc2"], "fra1")
-	c.civo.SeedNetwork(walkIDs["civoNetwork"], "walk-network", "fra1")
-	c.civo.SeedNetwork(walkIDs["civoNetwork2"], "walk-network-2", "fra1")
-	c.civo.SeedFirewall(walkIDs["civoFirewall"], "walk-firewall", "fra1", walkIDs["civoNetwork"])
+	c.do.Account().SeedVPC(walkIDs["vpc"], "fra1")
+	c.do.Account().SeedVPC(walkIDs["vpc2"], "fra1")
+	c.civo.Networking().SeedNetwork(walkIDs["civoNetwork"], "walk-network", "fra1")
+	c.civo.Networking().SeedNetwork(walkIDs["civoNetwork2"], "walk-network-2", "fra1")
+	c.civo.Networking().SeedFirewall(walkIDs["civoFirewall"], "walk-firewall", "fra1", walkIDs["civoNetwork"])
 	for _, id := range []string{walkIDs["civoCluster"], walkIDs["civoCluster2"]} {
 		c.civo.SeedCluster(civogo.KubernetesCluster{ID: id, Name: "seeded-" + id[:8], NetworkID: c.civo.DefaultNetworkID("fra1")})
 	}

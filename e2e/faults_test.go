@@ -31,7 +31,7 @@ func TestWhenTheCloudSaysNoClusterplaneSaysWhyNamingTheManifestAndTheResourceNev
 		// (TestPreviewAndUpRefuseWhatTheCloudDoesNotOfferBeforeTheEngine); when that list cannot be
 		// read, the cloud's own refusal is what the user sees.
 		{name: "a size DigitalOcean does not offer, in its words, when its options could not be read", setup: func(e *env) {
-			e.do.SetSizes("s-4vcpu-8gb")
+			e.do.Account().SetSizes("s-4vcpu-8gb")
 			e.do.Inject(fakecloud.Fault{Method: "GET", Path: "/v2/kubernetes/options", Status: http.StatusNotFound})
 		},
 			says: []string{"digitalocean:index/kubernetesCluster:KubernetesCluster dev-fra1: ", "422", "invalid size"}},

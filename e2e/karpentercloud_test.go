@@ -217,7 +217,7 @@ func doForKarpenter(t *testing.T, k *kube) *karpenterCloud {
 	do.SetNodes(cid, newBootingNodes(k.nodes(), kubeletBoot))
 	// DigitalOcean's own prices, not the fake's one round figure: the cheapest fit depends on them.
 	for slug, monthly := range (dodriver.Driver{}).Prices().Sizes {
-		do.SetPrice(slug, monthly)
+		do.Account().SetPrice(slug, monthly)
 	}
 	c := &karpenterCloud{name: "DigitalOcean", prices: dodriver.Driver{}.Prices(), sizes: []any{"s-2vcpu-4gb", "s-4vcpu-8gb"}, kind: "DigitalOceanNodeClass", plural: "digitaloceannodeclasses", clusterID: cid,
 		env: []string{"DIGITALOCEAN_TOKEN=" + doToken, "DIGITALOCEAN_API_URL=" + do.URL()}}

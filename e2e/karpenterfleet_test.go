@@ -45,7 +45,7 @@ func TestDriftAndTheFleetScanLeaveTheKarpenterProvidersPoolsAlone(t *testing.T) 
 		{cloud: "civo", manifest: "civokubernetescluster/minimal.yaml",
 			setup: func(e *env) {
 				for id, region := range exampleNetworks {
-					e.civo.SeedNetwork(id, "example-"+id[:8], region)
+					e.civo.Networking().SeedNetwork(id, "example-"+id[:8], region)
 				}
 			},
 			karpenterPools: civoKarpenterPools,

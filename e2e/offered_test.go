@@ -10,7 +10,7 @@ import (
 func TestPreviewAndUpRefuseWhatTheCloudDoesNotOfferBeforeTheEngine(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.do.SetSizes("s-4vcpu-8gb", "s-2vcpu-2gb")
+	e.do.Account().SetSizes("s-4vcpu-8gb", "s-2vcpu-2gb")
 	cluster := example(t, "digitaloceankubernetescluster/minimal.yaml")
 	cluster = strings.Replace(withSpec(cluster, "  deletionProtection: false\n"), "1.31.1-do.5", "1.31.1-do.6", 1)
 	file := e.write("cluster.yaml", cluster)

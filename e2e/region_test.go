@@ -15,7 +15,7 @@ import (
 func TestARegionTheCloudOpenedAfterTheReleaseDeploysAndOneItLacksIsRefusedAtItsValue(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.do.SetRegions(append(slices.Clone(fakedo.DefaultRegions), "xyz9")...)
+	e.do.Account().SetRegions(append(slices.Clone(fakedo.DefaultRegions), "xyz9")...)
 	minimal := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")
 
 	typo := e.write("typo.yaml", strings.Replace(minimal, "region: fra1", "region: fra2", 1))

@@ -114,7 +114,7 @@ func TestTheFleetScanFindsWhatTheProvidersRefreshFindsInEveryCivoProperty(t *tes
 		subject{file: minimal, stack: "civokubernetescluster/cmin", cloud: cluster("cmin")})
 
 	c, _ := e.civo.ClusterNamed("cfull")
-	fw, _ := e.civo.Firewall(c.FirewallID)
+	fw, _ := e.civo.Networking().Firewall(c.FirewallID)
 	const field, property = "spec.apiServerAllowedCidrs", "ingressRules"
 	for _, way := range []string{"changed", "removed"} {
 		switch way {
@@ -122,7 +122,7 @@ func TestTheFleetScanFindsWhatTheProvidersRefreshFindsInEveryCivoProperty(t *tes
 			e.civoAPI(t, http.MethodPost, "/v2/firewalls/"+fw.ID+"/rules", `{"region":"FRA1","protocol":"tcp","start_port":"22",`+
 				`"end_port":"22","cidr":["0.0.0.0/0"],"direction":"ingress","action":"allow","label":"ssh"}`)
 		case "removed":
-			now, _ := e.civo.Firewall(fw.ID)
+			now, _ := e.civo.Networking().Firewall(fw.ID)
 			for _, r := range now.Rules {
 				if r.Direction == "ingress" {
 					e.civoAPI(t, http.MethodDelete, "/v2/firewalls/"+fw.ID+"/rules/"+r.ID+"?region=FRA1", "")

@@ -34,7 +34,7 @@ func TestTheClustersOwnVPCWrittenBackDeploysAndAnotherVPCIsRefused(t *testing.T)
 	}
 
 	const other = "3c6f0d2a-0000-4000-8000-00000000f0a1"
-	e.do.SeedVPC(other, "fra1")
+	e.do.Account().SeedVPC(other, "fra1")
 	moved := e.write("cluster.yaml", withVPC(other))
 	if r, code := e.clusterplane("up", moved, "--yes"); code == 0 || !strings.Contains(r.stdout+r.stderr, "spec.vpc") {
 		t.Errorf("up with another VPC = %d, want it refused naming spec.vpc: %s", code, r)

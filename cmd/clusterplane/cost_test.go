@@ -24,7 +24,7 @@ func TestDiffOfAPoolGoingFromTwoToThreeNodesSaysWhatItAddsAMonthAndFromWhichPric
 	})
 	const token = "dop_v1_diff-cost-token"
 	do := fakedo.New(t, token)
-	do.SetPrice("s-2vcpu-4gb", 26.5)
+	do.Account().SetPrice("s-2vcpu-4gb", 26.5)
 	tests := []struct {
 		name     string
 		old, new string
@@ -101,7 +101,7 @@ func TestValidateWarnsOfASizeTheCatalogueDoesNotListAndStillExitsZero(t *testing
 	})
 	const token = "dop_v1_catalogue-token"
 	do := fakedo.New(t, token)
-	do.SetSizes("s-2vcpu-4gb", "gpu-h100x1-80gb") // the cloud does not offer s-4vcpu-8gb
+	do.Account().SetSizes("s-2vcpu-4gb", "gpu-h100x1-80gb") // the cloud does not offer s-4vcpu-8gb
 	tests := []struct {
 		name     string
 		file     string

@@ -89,11 +89,11 @@ func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns
 			refuses: `spec.kubernetesVersion: version "1.31.1-do.6" is not offered by DigitalOcean now: did you mean 1.31.1-do.5?`,
 			at:      "kubernetesVersion: 1.31.1-do.6", hint: "its API lists 1.33.1-do.0, 1.32.2-do.0"},
 		{name: "a slug DigitalOcean stopped offering is refused though the table lists it", token: true, text: do,
-			setDO:   func(d *fakedo.DO) { d.SetVersions("1.32.2-do.0", "1.33.1-do.0") },
+			setDO:   func(d *fakedo.DO) { d.Account().SetVersions("1.32.2-do.0", "1.33.1-do.0") },
 			refuses: `spec.kubernetesVersion: version "1.31.1-do.5" is not offered by DigitalOcean now: it lists no 1.31 version; its minors are 1.32, 1.33.`,
 			at:      "kubernetesVersion: 1.31.1-do.5"},
 		{name: "a size DigitalOcean does not offer is refused at the pool's size", token: true, text: do,
-			setDO:   func(d *fakedo.DO) { d.SetSizes("s-4vcpu-8gb", "s-2vcpu-2gb") },
+			setDO:   func(d *fakedo.DO) { d.Account().SetSizes("s-4vcpu-8gb", "s-2vcpu-2gb") },
 			refuses: `spec.defaultNodePool.size: size "s-2vcpu-4gb" is not offered by DigitalOcean now: did you mean s-2vcpu-2gb?`,
 			at:      "size: s-2vcpu-4gb", hint: "its API lists s-4vcpu-8gb, s-2vcpu-2gb"},
 		{name: "a Civo version typo names the version of its minor", token: true,
@@ -174,8 +174,8 @@ func TestACloudIsAskedOncePerRunAndWhatAStackRunsIsKeptThoughNoLongerOffered(t *
 	}
 	// DigitalOcean drops 1.31 and the pool's size: the stacks running them go on as they are.
 	later := fakedo.New(t, offeredDOToken(t))
-	later.SetVersions("1.32.2-do.0", "1.33.1-do.0")
-	later.SetSizes("s-4vcpu-8gb")
+	later.Account().SetVersions("1.32.2-do.0", "1.33.1-do.0")
+	later.Account().SetSizes("s-4vcpu-8gb")
 	if r := onlineRun(t, b, env(later), "preview", dir); r.code != exitcode.OK {
 		t.Errorf("preview of what the stacks run: exit %d, want 0\n%s", r.code, r.stderr)
 	}
@@ -237,8 +237,8 @@ func TestARegionTheCloudMayHaveOpenedWarnsOfflineAndOnlyTheCloudsOwnListRefusesI
 			// Not pinned to one region: the look-up before a create asks in the region opened.
 			c := fakecivo.New(t, offeredCivoToken(t), "")
 			if tt.opened != "" {
-				d.SetRegions(append(slices.Clone(fakedo.DefaultRegions), tt.opened)...)
-				c.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: tt.opened, Name: "Tomorrow 1"})...)
+				d.Account().SetRegions(append(slices.Clone(fakedo.DefaultRegions), tt.opened)...)
+				c.Catalogue().SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: tt.opened, Name: "Tomorrow 1"})...)
 			}
 			env := map[string]string{digitalocean.APIURLEnv: d.URL(), civodriver.APIURLEnv: c.URL(),
 				digitalocean.TokenEnv: offeredDOToken(t), civodriver.TokenEnv: offeredCivoToken(t)}

@@ -214,7 +214,7 @@ func TestCivoIsAskedWhetherItStillListsAFirewallTheReadDropped(t *testing.T) {
 	f := fakecivo.New(t, "guard-token", "")
 	t.Setenv(civo.TokenEnv, "guard-token")
 	t.Setenv(civo.APIURLEnv, f.URL())
-	f.SeedFirewall("fw-1", "dev-fra1", "fra1", f.DefaultNetworkID("fra1"))
+	f.Networking().SeedFirewall("fw-1", "dev-fra1", "fra1", f.DefaultNetworkID("fra1"))
 	fw := func(id string) scan.Resource {
 		return scan.Resource{Type: firewallType, ID: id, Outputs: map[string]any{"name": "dev-fra1", "region": "fra1"}}
 	}

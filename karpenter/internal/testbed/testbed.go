@@ -40,9 +40,9 @@ func Both(t *testing.T) []Bed { return []Bed{DigitalOcean(t), Civo(t)} }
 func DigitalOcean(t *testing.T) Bed {
 	t.Helper()
 	f := fakedo.New(t, Token)
-	f.SetPrice("s-1vcpu-2gb", 12)
-	f.SetPrice("s-2vcpu-4gb", 24)
-	f.SetPrice("s-4vcpu-8gb", 48)
+	f.Account().SetPrice("s-1vcpu-2gb", 12)
+	f.Account().SetPrice("s-2vcpu-4gb", 24)
+	f.Account().SetPrice("s-4vcpu-8gb", 48)
 	id := f.SeedCluster(godo.KubernetesCluster{Name: "c", RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
 		NodePools: []*godo.KubernetesNodePool{{Name: ManifestPool, Size: "s-2vcpu-4gb", Count: 2}}})
 	cloud := clouds.NewDigitalOcean(f.URL(), Token)

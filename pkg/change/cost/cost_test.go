@@ -140,7 +140,7 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 
 	const token = "dop_v1_cost-test-token"
 	do := fakedo.New(t, token)
-	do.SetPrice("s-2vcpu-4gb", 26.5) // not the table's: the API's price must be the one used
+	do.Account().SetPrice("s-2vcpu-4gb", 26.5) // not the table's: the API's price must be the one used
 	t.Setenv(digitalocean.TokenEnv, token)
 	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	prices, err = lookup(context.Background())
@@ -164,7 +164,7 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
 	const token = "dop_v1_cost-test-token"
 	do := fakedo.New(t, token)
-	do.SetPrice("gpu-h100x1-80gb", 0) // listed by the API without a price, and not in the table
+	do.Account().SetPrice("gpu-h100x1-80gb", 0) // listed by the API without a price, and not in the table
 	t.Setenv(digitalocean.TokenEnv, token)
 	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	fromAPI, err := lookup(context.Background())
@@ -208,7 +208,7 @@ func TestASizeTheAPIListsWithoutAPriceIsPricedFromTheTableSayingSo(t *testing.T)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			do := fakedo.New(t, token)
-			do.SetPrice("s-4vcpu-8gb", tt.listed)
+			do.Account().SetPrice("s-4vcpu-8gb", tt.listed)
 			t.Setenv(digitalocean.TokenEnv, token)
 			t.Setenv(digitalocean.APIURLEnv, do.URL())
 			prices, err := lookup(context.Background())

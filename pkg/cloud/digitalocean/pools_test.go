@@ -122,7 +122,7 @@ func TestDeleteNodeAsksWithoutAReplacementAndAMissingNodeIsNotFound(t *testing.T
 
 func TestSizeDetailsReadTheShapeAndThePrice(t *testing.T) {
 	f, c, _ := onFake(t)
-	f.SetPrice("s-2vcpu-4gb", 24)
+	f.Account().SetPrice("s-2vcpu-4gb", 24)
 	sizes, err := c.SizeDetails(context.Background())
 	if err != nil {
 		t.Fatal(err)

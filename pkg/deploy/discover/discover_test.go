@@ -249,9 +249,9 @@ func TestClustersOfOneNameInTwoRegionsGetAManifestNameEach(t *testing.T) {
 func TestAClusterInARegionTheCloudOpenedAfterTheReleaseIsDiscoveredWithItsRegion(t *testing.T) {
 	ctx := context.Background()
 	do := fakedo.New(t, doToken)
-	do.SetRegions("fra1", "xyz9")
+	do.Account().SetRegions("fra1", "xyz9")
 	civo := fakecivo.New(t, civoToken, "")
-	civo.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: "xyz9", Name: "Tomorrow 1"})...)
+	civo.Catalogue().SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: "xyz9", Name: "Tomorrow 1"})...)
 	if _, _, err := fakedo.Seed(ctx, seed.Client{URL: do.URL(), Token: doToken}, seed.Cluster{Tool: fakedo.Doctl, Name: "new", Region: "xyz9"}); err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func TestTheCloudsComeBackWithWhatTheyHeldAtTheSameURLs(t *testing.T) {
 	if _, ok := doOf(first).Cluster(fakeclouds.ExampleDOCluster); !ok {
 		t.Fatalf("a new sandbox lacks the cluster the examples join, %s", fakeclouds.ExampleDOCluster)
 	}
-	civoOf(first).SeedNetwork("11111111-2222-4333-8444-555555555555", "added-later", "lon1")
+	civoOf(first).Networking().SeedNetwork("11111111-2222-4333-8444-555555555555", "added-later", "lon1")
 	doURL, civoURL := doOf(first).URL(), civoOf(first).URL()
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestTheCloudsComeBackWithWhatTheyHeldAtTheSameURLs(t *testing.T) {
 		t.Errorf("restarted at %s and %s, want the same URLs %s and %s", doOf(again).URL(), civoOf(again).URL(), doURL, civoURL)
 	}
 	found := false
-	for _, n := range civoOf(again).Networks() {
+	for _, n := range civoOf(again).Networking().Networks() {
 		found = found || n.Label == "added-later"
 	}
 	if !found {

@@ -112,10 +112,88 @@ func withPlans(a civogo.KubernetesMarketplaceApplication, plans ...string) civog
 	return a
 }
 
+// Catalogue is what the cloud offers: regions, instance sizes, Kubernetes versions and marketplace
+// applications. Its exported methods take the server's Mu; the others run with it held.
+type Catalogue struct{ *store }
+
+// SetRegions replaces the regions offered. Each gets a default network.
+func (f Catalogue) SetRegions(regions ...civogo.Region) {
+	f.locked(func() {
+		f.regions = slices.Clone(regions)
+		for _, r := range f.regions {
+			f.networking.defaultNetwork(r.Code)
+		}
+	})
+}
+
+// SetVersions replaces the Kubernetes versions offered.
+func (f Catalogue) SetVersions(versions ...civogo.KubernetesVersion) {
+	f.locked(func() { f.versions = slices.Clone(versions) })
+}
+
+// SetSizes replaces the instance sizes offered.
+func (f Catalogue) SetSizes(sizes ...civogo.InstanceSize) {
+	f.locked(func() { f.sizes = slices.Clone(sizes) })
+}
+
+// installApps is apps after a request's "applications": a comma-separated list of marketplace
+// names, "name:plan" for a plan, "-name" to remove one. A new cluster (defaults) also gets the
+// marketplace's default applications unless the list removes them.
+func (f Catalogue) installApps(apps []civogo.KubernetesInstalledApplication, spec string, defaults bool) ([]civogo.KubernetesInstalledApplication, *apiError) {
+	out := deepCopy(apps)
+	var add []string
+	removed := map[string]bool{}
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		switch {
+		case item == "":
+		case strings.HasPrefix(item, "-"):
+			removed[strings.TrimPrefix(item, "-")] = true
+		default:
+			add = append(add, item)
+		}
+	}
+	if defaults {
+		for _, a := range f.applications {
+			if a.Default && !removed[a.Name] {
+				add = append([]string{a.Name}, add...)
+			}
+		}
+	}
+	out = slices.DeleteFunc(out, func(a civogo.KubernetesInstalledApplication) bool { return removed[a.Name] })
+	for _, item := range add {
+		name, plan, _ := strings.Cut(item, ":")
+		a, ok := f.application(name)
+		if !ok {
+			return nil, badRequest("database_kubernetes_application_not_found", "%q is not in the marketplace", name)
+		}
+		if plan != "" && !slices.ContainsFunc(a.Plans, func(p civogo.KubernetesMarketplacePlan) bool { return p.Label == plan }) {
+			return nil, badRequest("database_kubernetes_application_invalid_plan", "%s has no plan %q", name, plan)
+		}
+		out = slices.DeleteFunc(out, func(i civogo.KubernetesInstalledApplication) bool { return i.Name == name })
+		out = append(out, civogo.KubernetesInstalledApplication{Application: a.Name, Name: a.Name, Version: a.Version,
+			Maintainer: a.Maintainer, Description: a.Description, Installed: true, URL: a.URL, Category: a.Category, Plan: plan})
+	}
+	return out, nil
+}
+
+// firstRegion is the account's default region: the offered one marked default, else the first.
+func (f Catalogue) firstRegion() string {
+	for _, r := range f.regions {
+		if r.Default {
+			return r.Code
+		}
+	}
+	if len(f.regions) > 0 {
+		return f.regions[0].Code
+	}
+	return "lon1"
+}
+
 // regionCode is the code of the offered region matching name case-insensitively, and whether there
 // is one. The region the fake was pinned to counts as offered even when the list lacks it, so a
 // test may pin any region it likes.
-func (f *Civo) regionCode(name string) (string, bool) {
+func (f Catalogue) regionCode(name string) (string, bool) {
 	if name == "" {
 		return "", false
 	}
@@ -131,7 +209,7 @@ func (f *Civo) regionCode(name string) (string, bool) {
 }
 
 // poolSize tells whether name is an offered size that can back a node pool.
-func (f *Civo) poolSize(name string) bool {
+func (f Catalogue) poolSize(name string) bool {
 	for _, s := range f.sizes {
 		if s.Name == name {
 			return s.Type == "" || s.Type == "kubernetes"
@@ -153,7 +231,7 @@ func clusterTypeOf(v civogo.KubernetesVersion) string {
 }
 
 // version is the offered version named name for clusterType.
-func (f *Civo) version(name, clusterType string) (civogo.KubernetesVersion, bool) {
+func (f Catalogue) version(name, clusterType string) (civogo.KubernetesVersion, bool) {
 	for _, v := range f.versions {
 		if v.Version == name && clusterTypeOf(v) == clusterType {
 			return v, true
@@ -164,7 +242,7 @@ func (f *Civo) version(name, clusterType string) (civogo.KubernetesVersion, bool
 
 // defaultVersion is what a cluster of clusterType created without a version gets: the one marked
 // default, else the highest stable one.
-func (f *Civo) defaultVersion(clusterType string) string {
+func (f Catalogue) defaultVersion(clusterType string) string {
 	best := ""
 	for _, v := range f.versions {
 		if clusterTypeOf(v) != clusterType || v.Type == "deprecated" {
@@ -181,7 +259,7 @@ func (f *Civo) defaultVersion(clusterType string) string {
 }
 
 // upgradeTo is the highest stable version of clusterType above current, or "" when none is.
-func (f *Civo) upgradeTo(current, clusterType string) string {
+func (f Catalogue) upgradeTo(current, clusterType string) string {
 	best := ""
 	for _, v := range f.versions {
 		if clusterTypeOf(v) != clusterType || v.Type != "stable" || compareVersions(v.Version, current) <= 0 {
@@ -209,7 +287,7 @@ func versionNumbers(v string) []int {
 }
 
 // application is the marketplace entry named name.
-func (f *Civo) application(name string) (civogo.KubernetesMarketplaceApplication, bool) {
+func (f Catalogue) application(name string) (civogo.KubernetesMarketplaceApplication, bool) {
 	for _, a := range f.applications {
 		if a.Name == name {
 			return a, true

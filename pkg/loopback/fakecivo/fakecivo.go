@@ -55,49 +55,30 @@
 //   - Master addresses are in 203.0.113.0/24 (TEST-NET-3), so nothing real is ever dialled;
 //     kubeconfigs carry made-up credentials; ids are UUIDs derived from a counter, so runs repeat.
 //   - A firewall counts as in use while any cluster record names it, a DELETING one included.
+//
+// Each part of the API is a type of its own (clusterAPI, poolAPI, Networking, Catalogue, kubeLink,
+// and api, which routes a request to them), all sharing one store of the cloud's state (store.go).
 package fakecivo
 
 import (
 	"encoding/json"
-	"net/http"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/civo/civogo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
-// Civo is a loopback Civo API. Its state is guarded by the server's Mu: the handlers run with it
-// held and every method below takes it.
+// Civo is a loopback Civo API. Its state is a store, guarded by the server's Mu: the handlers run
+// with it held and every method below takes it. Its methods are the test API most tests use; the
+// networks and firewalls (Networking) and the catalogue (Catalogue) have their own.
 type Civo struct {
-	token  string
-	region string
-	// tokens are more tokens the API accepts (AcceptToken).
-	tokens []string
-	srv    *fakecloud.Server
+	// Settings are read by the handlers as they answer; set them before the requests they shape.
+	Settings
+	s *store
+}
 
-	// cur is the request being answered; Authorized sets it, under Mu, so that Error (which
-	// fakecloud calls without the request) can echo its Authorization header and name what its
-	// path was about.
-	cur *http.Request
-
-	regions      []civogo.Region
-	versions     []civogo.KubernetesVersion
-	sizes        []civogo.InstanceSize
-	applications []civogo.KubernetesMarketplaceApplication
-	held         bool
-	seq          int
-	// loopback makes new clusters' addresses loopback ones (LoopbackEndpoints).
-	loopback bool
-
-	clusters  map[string]*fakeCluster
-	pools     map[string]*fakePool // by cluster id + "/" + pool id
-	networks  map[string]*fakeNetwork
-	firewalls map[string]*fakeFirewall
-	// kube ties clusters to real control planes (SetKubeconfig, SetNodes).
-	kube kube
-
+// Settings change how the fake answers.
+type Settings struct {
 	// BuildPolls is how many GETs a node stays BUILDING after a pool is created or scaled, how
 	// many GETs a new cluster answers BUILDING and an upgraded one UPGRADING.
 	BuildPolls int
@@ -128,52 +109,50 @@ func New(t fakecloud.TB, token, region string, clusters ...string) *Civo {
 // newCivo is a cloud with the default catalogue, each region's default network and the clusters
 // named.
 func newCivo(token, region string, clusters ...string) *Civo {
-	f := &Civo{
-		token:        token,
-		region:       region,
-		regions:      slices.Clone(DefaultRegions),
-		versions:     slices.Clone(DefaultVersions),
-		sizes:        slices.Clone(DefaultSizes),
-		applications: deepCopy(DefaultApplications),
-		clusters:     map[string]*fakeCluster{},
-		pools:        map[string]*fakePool{},
-		networks:     map[string]*fakeNetwork{},
-		firewalls:    map[string]*fakeFirewall{},
-	}
-	for _, r := range f.regions {
-		f.defaultNetwork(r.Code)
+	f := &Civo{}
+	s := newStore(&f.Settings)
+	f.s = s
+	s.token, s.region = token, region
+	s.regions, s.versions = slices.Clone(DefaultRegions), slices.Clone(DefaultVersions)
+	s.sizes, s.applications = slices.Clone(DefaultSizes), deepCopy(DefaultApplications)
+	s.clusters, s.pools = map[string]*fakeCluster{}, map[string]*fakePool{}
+	s.networks, s.firewalls = map[string]*fakeNetwork{}, map[string]*fakeFirewall{}
+	for _, r := range s.regions {
+		s.networking.defaultNetwork(r.Code)
 	}
 	for _, id := range clusters {
-		f.addKnownCluster(id)
+		s.clusterAPI.addKnown(id)
 	}
 	return f
 }
 
 // URL is the API's base URL, for civogo or CIVO_API_URL.
-func (f *Civo) URL() string { return f.srv.URL() }
+func (f *Civo) URL() string { return f.s.srv.URL() }
 
 // Close stops the API: later requests find nothing listening.
-func (f *Civo) Close() { f.srv.Close() }
+func (f *Civo) Close() { f.s.srv.Close() }
 
 // Inject adds a fault: the next matching requests get its answer instead of the API's.
-func (f *Civo) Inject(fault fakecloud.Fault) { f.srv.Inject(fault) }
+func (f *Civo) Inject(fault fakecloud.Fault) { f.s.srv.Inject(fault) }
 
 // AcceptToken makes the API accept token too, as a second key of the same account.
-func (f *Civo) AcceptToken(token string) { f.locked(func() { f.tokens = append(f.tokens, token) }) }
+func (f *Civo) AcceptToken(token string) {
+	f.s.locked(func() { f.s.tokens = append(f.s.tokens, token) })
+}
 
 // Fail answers the next times requests with method (any when "") with status.
 func (f *Civo) Fail(method string, status, times int) {
 	if times < 1 {
 		return
 	}
-	f.srv.Inject(fakecloud.Fault{Method: method, Status: status, Times: times})
+	f.s.srv.Inject(fakecloud.Fault{Method: method, Status: status, Times: times})
 }
 
 // Requests are the requests received with method ("" for all), in order.
-func (f *Civo) Requests(method string) []Request { return f.srv.Requests(method) }
+func (f *Civo) Requests(method string) []Request { return f.s.srv.Requests(method) }
 
 // Reset forgets the requests received.
-func (f *Civo) Reset() { f.srv.Reset() }
+func (f *Civo) Reset() { f.s.srv.Reset() }
 
 // LastBody is the JSON body of the last request received with method, decoded; the test fails
 // when there is none.
@@ -190,408 +169,28 @@ func (f *Civo) LastBody(t testing.TB, method string) map[string]any {
 	return body
 }
 
-// SetRegions replaces the regions offered. Each gets a default network.
-func (f *Civo) SetRegions(regions ...civogo.Region) {
-	f.locked(func() {
-		f.regions = slices.Clone(regions)
-		for _, r := range f.regions {
-			f.defaultNetwork(r.Code)
-		}
-	})
-}
+// Catalogue is what the cloud offers: its regions, sizes and versions, which a test may replace.
+func (f *Civo) Catalogue() Catalogue { return f.s.catalogue }
 
-// SetVersions replaces the Kubernetes versions offered.
-func (f *Civo) SetVersions(versions ...civogo.KubernetesVersion) {
-	f.locked(func() { f.versions = slices.Clone(versions) })
-}
-
-// SetSizes replaces the instance sizes offered.
-func (f *Civo) SetSizes(sizes ...civogo.InstanceSize) {
-	f.locked(func() { f.sizes = slices.Clone(sizes) })
-}
+// Networking is the cloud's networks and firewalls.
+func (f *Civo) Networking() Networking { return f.s.networking }
 
 // LoopbackEndpoints makes the clusters created from now on answer a loopback master address and
 // API endpoint (nothing serves it) instead of one from TEST-NET-3. The sandbox promises that
 // nothing leaves the machine, and a client dialling a TEST-NET address sends packets out.
-func (f *Civo) LoopbackEndpoints() { f.locked(func() { f.loopback = true }) }
+func (f *Civo) LoopbackEndpoints() { f.s.locked(func() { f.s.loopback = true }) }
 
 // Hold, while on, keeps every cluster that is still building BUILDING however often it is read,
 // so a test can stop a deploy in the middle of a create; turned off, the builds carry on.
-func (f *Civo) Hold(on bool) { f.locked(func() { f.held = on }) }
-
-// Pool is the pool as Civo would report it, and whether it exists.
-func (f *Civo) Pool(cid, id string) (civogo.KubernetesPool, bool) {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	p, ok := f.pools[cid+"/"+id]
-	if !ok {
-		return civogo.KubernetesPool{}, false
-	}
-	return f.renderPool(cid, p), true
-}
-
-// Pools counts the pools of every cluster.
-func (f *Civo) Pools() int {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	return len(f.pools)
-}
-
-// Scale sets a pool's node count behind its manager's back, as the console or the autoscaler
-// would, its nodes ready.
-func (f *Civo) Scale(cid, id string, n int) {
-	f.locked(func() {
-		if p, ok := f.pools[cid+"/"+id]; ok {
-			p.setNodes(n, 0)
-		}
-	})
-}
-
-// Seed puts a ready pool into the fake, as if it had been created earlier. The cluster need not
-// be known.
-func (f *Civo) Seed(cid string, p civogo.KubernetesPool) {
-	f.locked(func() {
-		fp := &fakePool{pool: clonePool(p), seq: f.next()}
-		fp.setNodes(p.Count, 0)
-		f.pools[cid+"/"+p.ID] = fp
-	})
-}
-
-// Clusters are the clusters as Civo would list them, oldest first, in every region.
-func (f *Civo) Clusters() []civogo.KubernetesCluster {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	var out []civogo.KubernetesCluster
-	for _, fc := range f.clusterList("") {
-		out = append(out, deepCopy(f.renderCluster(fc)))
-	}
-	return out
-}
-
-// Cluster is the cluster with id as Civo would report it (reading it here is no poll: nothing
-// moves on), and whether it exists.
-func (f *Civo) Cluster(id string) (civogo.KubernetesCluster, bool) {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	fc, ok := f.clusters[id]
-	if !ok {
-		return civogo.KubernetesCluster{}, false
-	}
-	return deepCopy(f.renderCluster(fc)), true
-}
-
-// ClusterNamed is the cluster called name, in any region, and whether there is one.
-func (f *Civo) ClusterNamed(name string) (civogo.KubernetesCluster, bool) {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	for _, fc := range f.clusterList("") {
-		if fc.c.Name == name {
-			return deepCopy(f.renderCluster(fc)), true
-		}
-	}
-	return civogo.KubernetesCluster{}, false
-}
-
-// SeedCluster puts an ACTIVE cluster into the fake, as if it had been created earlier, filling
-// in what a create would have: an id (a given one is kept), a name, the default version, flannel,
-// a network (the default one of the fake's region, lon1 when it has none; a given known network
-// places the cluster in that network's region, an unknown one is replaced by the default), a firewall (a given id unknown to the fake
-// becomes a firewall with that id), one pool of three g4s.kube.medium nodes when none is given,
-// addresses, a kubeconfig and the default applications. Pools may then join it. It returns the id.
-func (f *Civo) SeedCluster(c civogo.KubernetesCluster) string {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	return f.seedCluster(deepCopy(c), true)
-}
-
-// EditCluster changes a cluster behind its clients' backs, as the console or Civo itself would.
-// edit gets the cluster as a read would report it. Changes to the name, versions, tags, network,
-// firewall, cni_plugin, cluster_type, addresses, kubeconfig and installed applications are kept;
-// a changed status or ready flag sticks until the next EditCluster; a changed pool list replaces
-// the pools, their nodes ready. It reports whether the cluster exists.
-func (f *Civo) EditCluster(id string, edit func(*civogo.KubernetesCluster)) bool {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	fc, ok := f.clusters[id]
-	if !ok {
-		return false
-	}
-	before := deepCopy(f.renderCluster(fc))
-	after := deepCopy(before)
-	edit(&after)
-	f.applyEdit(fc, before, after)
-	return true
-}
-
-// Firewalls are the firewalls, oldest first, in every region.
-func (f *Civo) Firewalls() []civogo.Firewall {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	var out []civogo.Firewall
-	for _, fw := range f.firewallList("") {
-		out = append(out, deepCopy(f.renderFirewall(fw)))
-	}
-	return out
-}
-
-// Firewall is the firewall with id, and whether it exists.
-func (f *Civo) Firewall(id string) (civogo.Firewall, bool) {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	fw, ok := f.firewalls[id]
-	if !ok {
-		return civogo.Firewall{}, false
-	}
-	return deepCopy(f.renderFirewall(fw)), true
-}
-
-// Networks are the networks, every region's default one included, oldest first.
-func (f *Civo) Networks() []civogo.Network {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	var out []civogo.Network
-	for _, n := range f.networkList("") {
-		out = append(out, deepCopy(n.n))
-	}
-	return out
-}
-
-// SeedNetwork puts a network with id and label into region, as one made earlier in Civo's
-// dashboard: a manifest may name it.
-func (f *Civo) SeedNetwork(id, label, region string) {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	f.networks[id] = &fakeNetwork{region: region, seq: f.next(), n: civogo.Network{
-		ID: id, Name: label, Label: label, CIDR: "10.20.0.0/22", Status: "Active", IPv4Enabled: true,
-		NameserversV4: []string{"8.8.8.8", "1.1.1.1"},
-	}}
-}
-
-// SeedFirewall puts a firewall with id and name, Civo's default rules on it, on the network with
-// networkID in region, as one made earlier: a manifest may name it.
-func (f *Civo) SeedFirewall(id, name, region, networkID string) {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	f.addFirewall(id, name, region, networkID, defaultRules())
-}
+func (f *Civo) Hold(on bool) { f.s.locked(func() { f.s.held = on }) }
 
 // DefaultNetworkID is the id of region's default network ("" for a region not offered).
 func (f *Civo) DefaultNetworkID(region string) string {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	code, ok := f.regionCode(region)
+	f.s.srv.Mu.Lock()
+	defer f.s.srv.Mu.Unlock()
+	code, ok := f.s.catalogue.regionCode(region)
 	if !ok {
 		return ""
 	}
-	return f.defaultNetwork(code).n.ID
-}
-
-func (f *Civo) locked(change func()) {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	change()
-}
-
-// next is a new number for ordering and ids.
-func (f *Civo) next() int {
-	f.seq++
-	return f.seq
-}
-
-// deepCopy copies v through JSON, the shape Civo's clients see it in, so no map or slice is shared.
-func deepCopy[T any](v T) T {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	var out T
-	if err := json.Unmarshal(b, &out); err != nil {
-		panic(err)
-	}
-	return out
-}
-
-// api is the fake as fakecloud serves it, keeping Authorized, Error and Serve out of the test API.
-type api Civo
-
-func (a *api) civo() *Civo { return (*Civo)(a) }
-
-// Authorized tells whether r carries the token as civogo sends it, "Authorization: bearer <token>".
-func (a *api) Authorized(r *http.Request) bool {
-	a.cur = r
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	return ok && strings.EqualFold(scheme, "bearer") && (token == a.token || slices.Contains(a.tokens, token))
-}
-
-// Error writes Civo's error body for an answer fakecloud gives: a bad token or an injected fault.
-func (a *api) Error(w http.ResponseWriter, status int, message string) {
-	f := a.civo()
-	code := statusCode(status)
-	switch status {
-	case http.StatusUnauthorized:
-		// What Civo answers for a key it does not know; the provider turns it into "the Civo
-		// token ... is invalid".
-		code = "database_account_not_found"
-	case http.StatusNotFound:
-		code = f.notFoundCode()
-	}
-	f.fail(w, status, code, message)
-}
-
-// statusCode names an answer's status where the fake knows no code of Civo's for it.
-func statusCode(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "bad_request"
-	case http.StatusForbidden:
-		return "authentication_access_denied"
-	case http.StatusConflict:
-		return "conflict"
-	case http.StatusUnprocessableEntity:
-		return "unprocessable_entity"
-	case http.StatusTooManyRequests:
-		return "too_many_requests"
-	case http.StatusInternalServerError:
-		return "internal_server_error"
-	case http.StatusBadGateway:
-		return "bad_gateway"
-	case http.StatusServiceUnavailable:
-		return "service_unavailable"
-	}
-	return strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_")
-}
-
-// notFoundCode is the civogo code for a 404 about what the current request's path names, so an
-// injected 404 reads as Civo's and the provider's not-found checks (errors.Is) see it.
-func (f *Civo) notFoundCode() string {
-	path := ""
-	if f.cur != nil {
-		path = f.cur.URL.Path
-	}
-	switch {
-	case strings.Contains(path, "/pools"):
-		return "database_cluster_pool_not_found"
-	case strings.HasPrefix(path, "/v2/kubernetes/clusters"):
-		return "database_kubernetes_cluster_not_found"
-	case strings.HasPrefix(path, "/v2/firewalls"):
-		return "database_firewall_not_found"
-	case strings.HasPrefix(path, "/v2/networks"):
-		return "database_network_not_found"
-	}
-	return "not_found"
-}
-
-// fail writes Civo's error body. With EchoAuth the reason echoes the Authorization header.
-func (f *Civo) fail(w http.ResponseWriter, status int, code, reason string) {
-	if f.EchoAuth && f.cur != nil {
-		reason += " (request had Authorization: " + f.cur.Header.Get("Authorization") + ")"
-	}
-	writeJSON(w, status, map[string]string{"code": code, "result": "failed", "reason": reason})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// Serve answers an authorized request; fakecloud holds Mu.
-func (a *api) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
-	f := a.civo()
-	defer f.syncKube()
-	seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	if len(seg) < 2 || seg[0] != "v2" {
-		f.fail(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
-		return
-	}
-	seg = seg[1:]
-
-	// The lists that are the same in every region.
-	if r.Method == http.MethodGet {
-		switch strings.Join(seg, "/") {
-		case "regions":
-			writeJSON(w, http.StatusOK, f.regions)
-			return
-		case "sizes":
-			writeJSON(w, http.StatusOK, f.sizes)
-			return
-		case "kubernetes/versions":
-			writeJSON(w, http.StatusOK, f.versions)
-			return
-		case "kubernetes/applications":
-			writeJSON(w, http.StatusOK, f.applications)
-			return
-		}
-	}
-
-	region, fields, ok := f.requestRegion(w, r, body)
-	if !ok {
-		return
-	}
-	req := &request{w: w, r: r, body: body, fields: fields, region: region}
-	switch {
-	case seg[0] == "networks":
-		f.serveNetworks(req, seg[1:])
-	case seg[0] == "firewalls":
-		f.serveFirewalls(req, seg[1:])
-	case len(seg) >= 2 && seg[0] == "kubernetes" && seg[1] == "clusters":
-		f.serveClusters(req, seg[2:])
-	default:
-		f.fail(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
-	}
-}
-
-// request is a request being answered, its body decoded into fields for POST and PUT, and the
-// region it asks about (the offered region's code).
-type request struct {
-	w      http.ResponseWriter
-	r      *http.Request
-	body   []byte
-	fields map[string]json.RawMessage
-	region string
-}
-
-// has tells whether the body has key.
-func (q *request) has(key string) bool {
-	_, ok := q.fields[key]
-	return ok
-}
-
-// requestRegion reads the region a request asks about: ?region= on GET and DELETE, "region" in a
-// POST or PUT body. It must name an offered region, the one the fake was pinned to if any.
-func (f *Civo) requestRegion(w http.ResponseWriter, r *http.Request, body []byte) (string, map[string]json.RawMessage, bool) {
-	var name string
-	var fields map[string]json.RawMessage
-	switch r.Method {
-	case http.MethodGet, http.MethodDelete:
-		name = r.URL.Query().Get("region")
-		if name == "" {
-			f.fail(w, http.StatusBadRequest, "region_unavailable", "no ?region= given")
-			return "", nil, false
-		}
-	case http.MethodPost, http.MethodPut:
-		if err := json.Unmarshal(body, &fields); err != nil {
-			f.fail(w, http.StatusBadRequest, "bad_request", "the body is not a JSON object: "+err.Error())
-			return "", nil, false
-		}
-		if err := json.Unmarshal(fields["region"], &name); err != nil || name == "" {
-			f.fail(w, http.StatusBadRequest, "region_unavailable", `no "region" in the body`)
-			return "", nil, false
-		}
-	default:
-		f.fail(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" "+r.URL.Path)
-		return "", nil, false
-	}
-	code, ok := f.regionCode(name)
-	if !ok || f.region != "" && !strings.EqualFold(name, f.region) {
-		f.fail(w, http.StatusBadRequest, "region_unavailable", "the region "+name+" is not available to this account")
-		return "", nil, false
-	}
-	return code, fields, true
-}
-
-// inRegion tells whether something stored in stored is found by a request about region; ""
-// is every region.
-func inRegion(stored, region string) bool {
-	return stored == "" || region == "" || strings.EqualFold(stored, region)
+	return f.s.networking.defaultNetwork(code).n.ID
 }

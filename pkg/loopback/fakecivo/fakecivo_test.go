@@ -243,7 +243,7 @@ func TestFirewalls(t *testing.T) {
 		if _, err := c.RenameFirewall(id, &civogo.FirewallConfig{Name: "taken"}); !errors.Is(err, civogo.DatabaseFirewallDuplicateNameError) {
 			t.Errorf("renaming onto a taken name gave %v", err)
 		}
-		if fw, _ := f.Firewall(id); fw.Name != "new" {
+		if fw, _ := f.Networking().Firewall(id); fw.Name != "new" {
 			t.Errorf("a refused rename still renamed the firewall to %s", fw.Name)
 		}
 	})
@@ -256,7 +256,7 @@ func TestFirewalls(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "409") || !strings.Contains(err.Error(), "database_firewall_inuse_by_cluster") {
 			t.Fatalf("deleting a firewall in use gave %v, want a 409 database_firewall_inuse_by_cluster", err)
 		}
-		if fw, ok := f.Firewall(cl.FirewallID); !ok || fw.ClusterCount != 1 {
+		if fw, ok := f.Networking().Firewall(cl.FirewallID); !ok || fw.ClusterCount != 1 {
 			t.Fatalf("the firewall in use is %+v (exists %v), want cluster_count 1", fw, ok)
 		}
 		if _, err := c.DeleteKubernetesCluster(cl.ID); err != nil {
@@ -643,8 +643,8 @@ func TestVersionsAndSizesAreListedAndReplaceable(t *testing.T) {
 		}
 	}
 
-	f.SetVersions(civogo.KubernetesVersion{Label: "1.32.0-k3s1", Version: "1.32.0-k3s1", Type: "stable", ClusterType: "k3s", Default: true})
-	f.SetSizes(civogo.InstanceSize{Type: "kubernetes", Name: "tiny"})
+	f.Catalogue().SetVersions(civogo.KubernetesVersion{Label: "1.32.0-k3s1", Version: "1.32.0-k3s1", Type: "stable", ClusterType: "k3s", Default: true})
+	f.Catalogue().SetSizes(civogo.InstanceSize{Type: "kubernetes", Name: "tiny"})
 	if v, _ := c.ListAvailableKubernetesVersions(); len(v) != 1 || v[0].Version != "1.32.0-k3s1" {
 		t.Errorf("after SetVersions the list is %+v", v)
 	}

@@ -12,7 +12,7 @@ import (
 // goes and the pool's count drops by one, as Civo's cluster autoscaler expects of it
 // (kubernetes/autoscaler, cluster-autoscaler/cloudprovider/civo, DeleteNodes). It answers civogo's
 // SimpleResponse, and 404 with Civo's pool code when the pool or the instance is not there.
-func (f *Civo) deleteInstance(q *request, cid, pid, id string) {
+func (f poolAPI) deleteInstance(q *request, cid, pid, id string) {
 	p, ok := f.pools[cid+"/"+pid]
 	if !ok {
 		f.fail(q.w, http.StatusNotFound, "database_cluster_pool_not_found", "cluster "+cid+" has no pool "+pid)

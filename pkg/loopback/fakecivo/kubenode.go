@@ -7,12 +7,12 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
-// kubeNode is instance in of pool rp as Civo registers it in the cluster: named by its hostname,
+// node is instance in of pool rp as Civo registers it in the cluster: named by its hostname,
 // labelled with the pool's labels, kubernetes.civo.com/civo-node-pool=<pool id> and its size, with
 // the pool's taints, which Civo gives its kubelet, the providerID Civo's cloud controller manager
 // sets, civo://<instance id> (civo-cloud-controller-manager, pkg/utils/instance.go), and the
 // capacity of its size in the catalogue.
-func (f *Civo) kubeNode(rp civogo.KubernetesPool, in civogo.KubernetesInstance) fakecloud.Node {
+func (f kubeLink) node(rp civogo.KubernetesPool, in civogo.KubernetesInstance) fakecloud.Node {
 	labels := maps.Clone(rp.Labels)
 	if labels == nil {
 		labels = map[string]string{}

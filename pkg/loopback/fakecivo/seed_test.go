@@ -22,7 +22,7 @@ func TestTheCivoCLIsClusterHasItsOwnFirewallTheDefaultNetworkAndApplications(t *
 	if c.NetworkID != civo.DefaultNetworkID("fra1") {
 		t.Errorf("network %s, want fra1's default %s", c.NetworkID, civo.DefaultNetworkID("fra1"))
 	}
-	if _, ok := civo.Firewall(c.FirewallID); !ok || c.FirewallID == "" {
+	if _, ok := civo.Networking().Firewall(c.FirewallID); !ok || c.FirewallID == "" {
 		t.Errorf("no firewall of its own (%q)", c.FirewallID)
 	}
 	if len(c.InstalledApplications) == 0 {

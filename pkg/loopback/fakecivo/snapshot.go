@@ -50,36 +50,37 @@ type savedFirewall struct {
 func NewFor(t fakecloud.TB, token, region string, port int, lifetime time.Duration, clusters ...string) *Civo {
 	t.Helper()
 	f := newCivo(token, region, clusters...)
-	f.srv = fakecloud.StartFor(t, (*api)(f), port, lifetime)
+	f.s.srv = fakecloud.StartFor(t, &api{f.s}, port, lifetime)
 	return f
 }
 
 // OnChange sets what runs after each request that changed the cloud, outside its lock: the
 // sandbox saves the cloud there, so that a killed sandbox loses nothing it answered.
-func (f *Civo) OnChange(change func()) { f.srv.OnChange(change) }
+func (f *Civo) OnChange(change func()) { f.s.srv.OnChange(change) }
 
 // OnRequest sets what is told of every request once it is answered, under the cloud's lock:
 // tools/fakeclouds logs them for a bench to count.
-func (f *Civo) OnRequest(log func(at time.Time, r fakecloud.Request)) { f.srv.OnRequest(log) }
+func (f *Civo) OnRequest(log func(at time.Time, r fakecloud.Request)) { f.s.srv.OnRequest(log) }
 
 // Save is the cloud's clusters, pools, networks and firewalls as JSON, for Load in a later run.
 func (f *Civo) Save() ([]byte, error) {
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	s := snapshot{Seq: f.seq, Clusters: map[string]savedCluster{}, Pools: map[string]savedPool{},
+	st := f.s
+	st.srv.Mu.Lock()
+	defer st.srv.Mu.Unlock()
+	s := snapshot{Seq: st.seq, Clusters: map[string]savedCluster{}, Pools: map[string]savedPool{},
 		Networks: map[string]savedNetwork{}, Firewalls: map[string]savedFirewall{}}
-	for id, c := range f.clusters {
+	for id, c := range st.clusters {
 		if !c.deleted {
 			s.Clusters[id] = savedCluster{c.c, c.region, c.seq}
 		}
 	}
-	for key, p := range f.pools {
+	for key, p := range st.pools {
 		s.Pools[key] = savedPool{p.pool, p.seq}
 	}
-	for id, n := range f.networks {
+	for id, n := range st.networks {
 		s.Networks[id] = savedNetwork{n.n, n.region, n.seq}
 	}
-	for id, fw := range f.firewalls {
+	for id, fw := range st.firewalls {
 		s.Firewalls[id] = savedFirewall{fw.fw, fw.region, fw.seq}
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
@@ -88,28 +89,29 @@ func (f *Civo) Save() ([]byte, error) {
 
 // Load replaces the cloud's clusters, pools, networks and firewalls with what Save wrote.
 func (f *Civo) Load(data []byte) error {
+	st := f.s
 	var s snapshot
 	if err := json.Unmarshal(data, &s); err != nil {
 		return errors.Wrap(err, "decode the Civo cloud")
 	}
-	f.srv.Mu.Lock()
-	defer f.srv.Mu.Unlock()
-	f.seq = max(f.seq, s.Seq)
-	f.clusters = map[string]*fakeCluster{}
+	st.srv.Mu.Lock()
+	defer st.srv.Mu.Unlock()
+	st.seq = max(st.seq, s.Seq)
+	st.clusters = map[string]*fakeCluster{}
 	for id, c := range s.Clusters {
-		f.clusters[id] = &fakeCluster{c: c.Cluster, region: c.Region, seq: c.Seq}
+		st.clusters[id] = &fakeCluster{c: c.Cluster, region: c.Region, seq: c.Seq}
 	}
-	f.pools = map[string]*fakePool{}
+	st.pools = map[string]*fakePool{}
 	for key, p := range s.Pools {
-		f.pools[key] = &fakePool{pool: p.Pool, seq: p.Seq}
+		st.pools[key] = &fakePool{pool: p.Pool, seq: p.Seq}
 	}
-	f.networks = map[string]*fakeNetwork{}
+	st.networks = map[string]*fakeNetwork{}
 	for id, n := range s.Networks {
-		f.networks[id] = &fakeNetwork{n: n.Network, region: n.Region, seq: n.Seq}
+		st.networks[id] = &fakeNetwork{n: n.Network, region: n.Region, seq: n.Seq}
 	}
-	f.firewalls = map[string]*fakeFirewall{}
+	st.firewalls = map[string]*fakeFirewall{}
 	for id, fw := range s.Firewalls {
-		f.firewalls[id] = &fakeFirewall{fw: fw.Firewall, region: fw.Region, seq: fw.Seq}
+		st.firewalls[id] = &fakeFirewall{fw: fw.Firewall, region: fw.Region, seq: fw.Seq}
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func TestASavedCloudLoadsWithItsClustersFirewallsAndNetworksAndHandsOutNoIdTwice
 	if got.Name != "kept" || got.FirewallID != fw || len(got.Pools) != 1 {
 		t.Errorf("loaded cluster %+v, want kept behind %s with one pool", got, fw)
 	}
-	if _, ok := again.Firewall(fw); !ok {
+	if _, ok := again.Networking().Firewall(fw); !ok {
 		t.Errorf("the loaded cloud has no firewall %s", fw)
 	}
 	next := firewall(t, client(t, again, "lon1"), "next-fw")

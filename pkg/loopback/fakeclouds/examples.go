@@ -28,7 +28,7 @@ var exampleNetworks = []struct{ id, region string }{
 // civoExamples puts into a new Civo what the examples name by id, so that each deploys.
 func civoExamples(civo *fakecivo.Civo) {
 	for _, n := range exampleNetworks {
-		civo.SeedNetwork(n.id, "example-"+n.id[:8], n.region)
+		civo.Networking().SeedNetwork(n.id, "example-"+n.id[:8], n.region)
 	}
 	for _, cl := range []struct{ id, region string }{{ExampleCivoCluster, "fra1"}, {ExampleCivoGPUCluster, "lon1"}} {
 		civo.SeedCluster(civogo.KubernetesCluster{ID: cl.id, Name: "example-" + cl.id[:8], NetworkID: civo.DefaultNetworkID(cl.region)})
@@ -37,7 +37,7 @@ func civoExamples(civo *fakecivo.Civo) {
 
 // doExamples puts into a new DigitalOcean what the examples name by id, so that each deploys.
 func doExamples(do *fakedo.DO) {
-	do.SeedVPC(ExampleVPC, "ams3")
+	do.Account().SeedVPC(ExampleVPC, "ams3")
 	for _, id := range []string{ExampleDOCluster, ExampleDOGPUCluster} {
 		do.SeedCluster(godo.KubernetesCluster{ID: id, Name: "example-" + id[:8], RegionSlug: "ams3",
 			NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 1}}})

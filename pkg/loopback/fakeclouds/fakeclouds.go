@@ -97,7 +97,7 @@ func All() []Loopback {
 			Examples: func(c Cloud) { doExamples(c.(*fakedo.DO)) },
 			SetPrices: func(c Cloud, prices map[string]float64) {
 				for _, size := range fakedo.DefaultSizes {
-					c.(*fakedo.DO).SetPrice(size, prices[size])
+					c.(*fakedo.DO).Account().SetPrice(size, prices[size])
 				}
 			},
 			Fleet: &Fleet{Kind: "DigitalOceanKubernetesCluster",

@@ -2,7 +2,6 @@ package fakedo
 
 import (
 	"encoding/json"
-	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,8 +9,53 @@ import (
 	"github.com/digitalocean/godo"
 )
 
+// Account is what the account offers and holds beside its clusters: the versions, sizes and regions
+// a create may use, the sizes' prices, its container registry and VPCs (vpcAPI). Its exported
+// methods take the server's Mu; the others run with it held.
+type Account struct{ *store }
+
+// SetVersions replaces the version slugs the fake offers.
+func (d Account) SetVersions(slugs ...string) { d.set(func() { d.versions = slices.Clone(slugs) }) }
+
+// SetSizes replaces the droplet sizes the fake accepts for nodes.
+func (d Account) SetSizes(slugs ...string) { d.set(func() { d.sizes = slices.Clone(slugs) }) }
+
+// DefaultPrice is the monthly price /v2/sizes gives a size SetPrice did not price: a round figure
+// no real size has, so that a test can tell the API's price from a table's.
+const DefaultPrice = 10
+
+// SetPrice sets the monthly price /v2/sizes gives a size (its hourly price is that / 672).
+func (d Account) SetPrice(slug string, monthly float64) {
+	d.set(func() {
+		if d.prices == nil {
+			d.prices = map[string]float64{}
+		}
+		d.prices[slug] = monthly
+	})
+}
+
+// SetRegions replaces the regions the fake accepts; each has a default VPC.
+func (d Account) SetRegions(slugs ...string) { d.set(func() { d.regions = slices.Clone(slugs) }) }
+
+// SetRegistry says whether the account has a container registry (it has one by default).
+func (d Account) SetRegistry(has bool) { d.set(func() { d.registry = has }) }
+
+// SeedVPC adds a VPC in region, as if created earlier.
+func (d Account) SeedVPC(id, region string) {
+	d.set(func() {
+		d.vpcs[id] = d.vpcAPI.newVPC(id, "vpc-"+region+"-"+id[:min(8, len(id))], region, "10.120.0.0/20", false)
+	})
+}
+
+func (d Account) firstRegion() string {
+	if len(d.regions) > 0 {
+		return d.regions[0]
+	}
+	return "nyc1"
+}
+
 // options are the versions (latest first), regions and sizes a create may use.
-func (d *DO) options(w http.ResponseWriter) {
+func (d Account) options(w http.ResponseWriter) {
 	opts := godo.KubernetesOptions{
 		Versions: []*godo.KubernetesVersion{},
 		Regions:  []*godo.KubernetesRegion{},
@@ -35,7 +79,7 @@ func (d *DO) options(w http.ResponseWriter) {
 
 // getRegistry is the account's container registry, which the fake names after nothing in
 // particular; 404 when SetRegistry(false).
-func (d *DO) getRegistry(w http.ResponseWriter) {
+func (d Account) getRegistry(w http.ResponseWriter) {
 	if !d.registry {
 		d.fail(w, http.StatusNotFound, "registry not found")
 		return
@@ -51,7 +95,7 @@ func (d *DO) getRegistry(w http.ResponseWriter) {
 // integrateRegistry turns the registry integration of the clusters in the body on or off; the
 // fake refuses both without a registry (404, as the registry is what is missing), and leaves
 // every cluster alone when one of them does not exist.
-func (d *DO) integrateRegistry(w http.ResponseWriter, body []byte, on bool) {
+func (d Account) integrateRegistry(w http.ResponseWriter, body []byte, on bool) {
 	if !d.registry {
 		d.fail(w, http.StatusNotFound, "registry not found")
 		return
@@ -76,65 +120,8 @@ func (d *DO) integrateRegistry(w http.ResponseWriter, body []byte, on bool) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// allVPCs are each region's default VPC, then the created and seeded ones by id.
-func (d *DO) allVPCs() []godo.VPC {
-	out := make([]godo.VPC, 0, len(d.regions)+len(d.vpcs))
-	for i, r := range d.regions {
-		out = append(out, d.defaultVPC(i, r))
-	}
-	for _, id := range slices.Sorted(maps.Keys(d.vpcs)) {
-		out = append(out, d.vpcs[id])
-	}
-	return out
-}
-
-func (d *DO) listVPCs(w http.ResponseWriter, r *http.Request) {
-	all := d.allVPCs()
-	lo, hi, links := paginate(r, len(all))
-	writeJSON(w, http.StatusOK, map[string]any{
-		"vpcs":  all[lo:hi],
-		"links": links,
-		"meta":  map[string]int{"total": len(all)},
-	})
-}
-
-func (d *DO) getVPC(w http.ResponseWriter, id string) {
-	v, ok := d.vpc(id)
-	if !ok {
-		d.notFound(w)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"vpc": v})
-}
-
-func (d *DO) createVPC(w http.ResponseWriter, body []byte) {
-	var req godo.VPCCreateRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		d.fail(w, http.StatusBadRequest, "invalid request body: %v", err)
-		return
-	}
-	switch {
-	case req.Name == "":
-		d.invalid(w, "validation error: name is required")
-		return
-	case !slices.Contains(d.regions, req.RegionSlug):
-		d.invalid(w, "validation error: invalid region")
-		return
-	}
-	ipRange := req.IPRange
-	if ipRange == "" {
-		ipRange = "10.140.0.0/20"
-	}
-	id := newUUID()
-	v := d.newVPC(id, req.Name, req.RegionSlug, ipRange, false)
-	v.Description = req.Description
-	v.CreatedAt = now()
-	d.vpcs[id] = v
-	writeJSON(w, http.StatusCreated, map[string]any{"vpc": v})
-}
-
 // listSizes is the Droplet sizes the fake accepts, each with its prices (SetPrice), on one page.
-func (d *DO) listSizes(w http.ResponseWriter) {
+func (d Account) listSizes(w http.ResponseWriter) {
 	sizes := []godo.Size{}
 	for _, slug := range d.sizes {
 		monthly, ok := d.prices[slug]

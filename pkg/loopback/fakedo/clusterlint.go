@@ -15,20 +15,23 @@ type lintRun struct {
 	diagnostics []*godo.ClusterlintDiagnostic
 }
 
+// clusterlint runs DigitalOcean's clusterlint on a cluster, as the fake was told what it finds.
+type clusterlint struct{ *store }
+
 // SetClusterlint sets what DigitalOcean's clusterlint finds on the cluster from now on (none by
 // default): the diagnostics of the runs POST /v2/kubernetes/clusters/{id}/clusterlint starts.
 func (d *DO) SetClusterlint(clusterID string, diagnostics []godo.ClusterlintDiagnostic) {
-	d.set(func() {
-		if d.lint == nil {
-			d.lint = map[string][]godo.ClusterlintDiagnostic{}
+	d.s.set(func() {
+		if d.s.lint == nil {
+			d.s.lint = map[string][]godo.ClusterlintDiagnostic{}
 		}
-		d.lint[clusterID] = slices.Clone(diagnostics)
+		d.s.lint[clusterID] = slices.Clone(diagnostics)
 	})
 }
 
-// runClusterlint starts a run, which the fake completes at once: 202 with its run_id, as
+// run starts a run, which the fake completes at once: 202 with its run_id, as
 // DigitalOcean answers.
-func (d *DO) runClusterlint(w http.ResponseWriter, id string) {
+func (d clusterlint) run(w http.ResponseWriter, id string) {
 	if _, ok := d.clusters[id]; !ok {
 		d.notFound(w)
 		return
@@ -47,9 +50,9 @@ func (d *DO) runClusterlint(w http.ResponseWriter, id string) {
 	writeJSON(w, http.StatusAccepted, map[string]any{"run_id": runID})
 }
 
-// clusterlintResults are a run's diagnostics: the run_id asked for, or the cluster's latest run.
+// results are a run's diagnostics: the run_id asked for, or the cluster's latest run.
 // 404 for a run of another cluster or none.
-func (d *DO) clusterlintResults(w http.ResponseWriter, r *http.Request, id string) {
+func (d clusterlint) results(w http.ResponseWriter, r *http.Request, id string) {
 	runID := r.URL.Query().Get("run_id")
 	if runID == "" {
 		runID = d.lastLint

@@ -2,21 +2,103 @@ package fakedo
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/digitalocean/godo"
-	yaml "go.yaml.in/yaml/v3"
 )
+
+// clusterAPI serves Kubernetes clusters, /v2/kubernetes/clusters: their creation, reads (which
+// count as polls of a provisioning cluster), updates, upgrades (upgrades.go) and deletion.
+type clusterAPI struct{ *store }
+
+// Clusters are the clusters, oldest first, as the API would report them.
+func (d *DO) Clusters() []godo.KubernetesCluster {
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	out := make([]godo.KubernetesCluster, 0, len(d.s.order))
+	for _, id := range d.s.order {
+		out = append(out, clone(d.s.clusters[id].c))
+	}
+	return out
+}
+
+// Cluster is the cluster with id, and whether it exists.
+func (d *DO) Cluster(id string) (godo.KubernetesCluster, bool) {
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	cl, ok := d.s.clusters[id]
+	if !ok {
+		return godo.KubernetesCluster{}, false
+	}
+	return clone(cl.c), true
+}
+
+// ClusterNamed is the oldest cluster named name, and whether there is one.
+func (d *DO) ClusterNamed(name string) (godo.KubernetesCluster, bool) {
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	for _, id := range d.s.order {
+		if d.s.clusters[id].c.Name == name {
+			return clone(d.s.clusters[id].c), true
+		}
+	}
+	return godo.KubernetesCluster{}, false
+}
+
+// SeedCluster puts a running cluster in, as if created earlier, filling what a create would
+// (ids, DigitalOcean's tags, defaults, nodes for each pool's count); it keeps a given id and
+// replaces a cluster that has it. It returns the cluster's id.
+func (d *DO) SeedCluster(c godo.KubernetesCluster) string {
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	c = clone(c)
+	if c.ID == "" {
+		c.ID = newUUID()
+	}
+	if c.VPCUUID != "" {
+		if _, ok := d.s.vpcAPI.find(c.VPCUUID); !ok {
+			region := c.RegionSlug
+			if region == "" {
+				region = d.s.account.firstRegion()
+			}
+			d.s.vpcs[c.VPCUUID] = d.s.vpcAPI.newVPC(c.VPCUUID, "seeded-"+region, region, "10.130.0.0/20", false)
+		}
+	}
+	cl := &cluster{c: c, poolPending: map[string]int{}}
+	d.s.clusterAPI.fill(&cl.c)
+	if _, ok := d.s.clusters[c.ID]; !ok {
+		d.s.order = append(d.s.order, c.ID)
+	}
+	d.s.clusters[c.ID] = cl
+	return c.ID
+}
+
+// EditCluster changes a cluster behind its clients' backs (an autoscaler's count, an automatic
+// patch upgrade, a tag edited in the console), then fills what the edit left out as SeedCluster
+// does: a pool whose count changed gets or loses running nodes. It tells whether the cluster
+// exists.
+func (d *DO) EditCluster(id string, edit func(*godo.KubernetesCluster)) bool {
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	cl, ok := d.s.clusters[id]
+	if !ok {
+		return false
+	}
+	c := clone(cl.c)
+	edit(&c)
+	c.ID = id
+	c.UpdatedAt = now()
+	d.s.clusterAPI.fill(&c)
+	cl.c = c
+	d.s.clusterAPI.forgetPending(cl)
+	return true
+}
 
 // createRequest is a create as godo sends it. Its maintenance policy is read field by field, so
 // a missing or unknown day is the fake's 422 rather than a decoding error; the RDMA plugin is
@@ -52,7 +134,7 @@ func applyMaintenance(p *godo.KubernetesMaintenancePolicy, m maintenance) string
 	return ""
 }
 
-func (d *DO) createCluster(w http.ResponseWriter, body []byte) {
+func (d clusterAPI) create(w http.ResponseWriter, body []byte) {
 	var req createRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		d.fail(w, http.StatusBadRequest, "invalid request body: %v", err)
@@ -60,7 +142,7 @@ func (d *DO) createCluster(w http.ResponseWriter, body []byte) {
 	}
 	version := req.VersionSlug
 	if version == "latest" {
-		version = d.latestVersion()
+		version = d.account.latestVersion()
 	}
 	id := newUUID()
 	c := godo.KubernetesCluster{
@@ -97,7 +179,7 @@ func (d *DO) createCluster(w http.ResponseWriter, body []byte) {
 	}
 	for _, p := range req.NodePools {
 		if msg == "" && p != nil {
-			msg = d.checkPool(p.Name, p.Size, p.Count, p.AutoScale, p.MinNodes, p.MaxNodes)
+			msg = d.poolAPI.check(p.Name, p.Size, p.Count, p.AutoScale, p.MinNodes, p.MaxNodes)
 		}
 	}
 	if msg != "" {
@@ -125,7 +207,7 @@ func (d *DO) createCluster(w http.ResponseWriter, body []byte) {
 }
 
 // checkCreate reports, in the fake's wording, what DigitalOcean would refuse in a new cluster.
-func (d *DO) checkCreate(c *godo.KubernetesCluster) string {
+func (d clusterAPI) checkCreate(c *godo.KubernetesCluster) string {
 	switch {
 	case c.Name == "":
 		return "validation error: name is required"
@@ -135,7 +217,7 @@ func (d *DO) checkCreate(c *godo.KubernetesCluster) string {
 		return "validation error: invalid version slug"
 	}
 	if c.VPCUUID != "" {
-		v, ok := d.vpc(c.VPCUUID)
+		v, ok := d.vpcAPI.find(c.VPCUUID)
 		if !ok {
 			return "validation error: invalid vpc_uuid"
 		}
@@ -210,7 +292,7 @@ func pluginSwitches(c *godo.KubernetesCluster) []**bool {
 	}
 }
 
-func (d *DO) getCluster(w http.ResponseWriter, id string) {
+func (d clusterAPI) get(w http.ResponseWriter, id string) {
 	cl, ok := d.clusters[id]
 	if !ok {
 		d.notFound(w)
@@ -218,13 +300,13 @@ func (d *DO) getCluster(w http.ResponseWriter, id string) {
 	}
 	d.advance(cl)
 	for _, p := range cl.c.NodePools {
-		d.advancePool(cl, p)
+		d.poolAPI.advance(cl, p)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"kubernetes_cluster": cl.c})
 }
 
 // advance counts a poll of a provisioning cluster, which runs once its polls are used up.
-func (d *DO) advance(cl *cluster) {
+func (d clusterAPI) advance(cl *cluster) {
 	if d.hold || cl.c.Status.State != stateProvisioning {
 		return
 	}
@@ -236,8 +318,8 @@ func (d *DO) advance(cl *cluster) {
 	cl.c.UpdatedAt = now()
 }
 
-// advancePool counts a poll of a pool with provisioning nodes, which run once its polls are used up.
-func (d *DO) advancePool(cl *cluster, p *godo.KubernetesNodePool) {
+// advance counts a poll of a pool with provisioning nodes, which run once its polls are used up.
+func (d poolAPI) advance(cl *cluster, p *godo.KubernetesNodePool) {
 	if d.hold || !provisioning(p) {
 		return
 	}
@@ -261,7 +343,7 @@ func provisioning(p *godo.KubernetesNodePool) bool {
 	})
 }
 
-func (d *DO) listClusters(w http.ResponseWriter, r *http.Request) {
+func (d clusterAPI) list(w http.ResponseWriter, r *http.Request) {
 	lo, hi, links := paginate(r, len(d.order))
 	page := make([]godo.KubernetesCluster, 0, hi-lo)
 	for _, id := range d.order[lo:hi] {
@@ -311,9 +393,9 @@ func paginate(r *http.Request, total int) (lo, hi int, links *godo.Links) {
 
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
-// updateCluster changes only the keys present, reading nulls and zero values as the package
+// update changes only the keys present, reading nulls and zero values as the package
 // comment says; nothing changes when any key is refused.
-func (d *DO) updateCluster(w http.ResponseWriter, id string, body []byte) {
+func (d clusterAPI) update(w http.ResponseWriter, id string, body []byte) {
 	cl, ok := d.clusters[id]
 	if !ok {
 		d.notFound(w)
@@ -347,7 +429,7 @@ func (d *DO) updateCluster(w http.ResponseWriter, id string, body []byte) {
 
 // applyClusterKey changes c as one key of an update says: a refusal in the fake's wording, or an
 // error when the value is not what godo would send.
-func (d *DO) applyClusterKey(c *godo.KubernetesCluster, key string, raw json.RawMessage) (string, error) {
+func (d clusterAPI) applyClusterKey(c *godo.KubernetesCluster, key string, raw json.RawMessage) (string, error) {
 	if isNull(raw) {
 		switch key {
 		case "tags":
@@ -478,7 +560,7 @@ func applyAutoscaler(c *godo.KubernetesCluster, raw json.RawMessage) error {
 	return nil
 }
 
-func (d *DO) deleteCluster(w http.ResponseWriter, id string) {
+func (d clusterAPI) delete(w http.ResponseWriter, id string) {
 	if _, ok := d.clusters[id]; !ok {
 		d.notFound(w)
 		return
@@ -490,216 +572,11 @@ func (d *DO) deleteCluster(w http.ResponseWriter, id string) {
 
 // associatedResources are the load balancers, volumes and snapshots a cluster made: the fake's
 // clusters make none.
-func (d *DO) associatedResources(w http.ResponseWriter, id string) {
+func (d clusterAPI) associatedResources(w http.ResponseWriter, id string) {
 	if _, ok := d.clusters[id]; !ok {
 		d.notFound(w)
 		return
 	}
 	none := []*godo.AssociatedResource{}
 	writeJSON(w, http.StatusOK, godo.KubernetesAssociatedResources{Volumes: none, VolumeSnapshots: none, LoadBalancers: none})
-}
-
-// expiry is how long credentials asked for by r last: expiry_seconds, or a week when it is
-// missing or 0 (the provider sends 0 when its kubeconfig_expire_seconds is not set).
-func expiry(r *http.Request) (time.Duration, error) {
-	s := r.URL.Query().Get("expiry_seconds")
-	if s == "" {
-		return defaultCredentialSeconds * time.Second, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("validation error: invalid expiry_seconds %q", s)
-	}
-	if n == 0 {
-		n = defaultCredentialSeconds
-	}
-	return time.Duration(n) * time.Second, nil
-}
-
-// CredentialPrefix starts every token the fake issues in a cluster's credentials, so that a test
-// can look for a kubeconfig's token where it must not be (a state file, a log).
-const CredentialPrefix = "fakedo-credential-"
-
-// issue makes a cluster's credentials: a new token each time, the cluster's own CA.
-func (d *DO) issue(w http.ResponseWriter, r *http.Request, id string) (*godo.KubernetesClusterCredentials, *cluster, bool) {
-	cl, ok := d.clusters[id]
-	if !ok {
-		d.notFound(w)
-		return nil, nil, false
-	}
-	ttl, err := expiry(r)
-	if err != nil {
-		d.invalid(w, "%v", err)
-		return nil, nil, false
-	}
-	if cl.caPEM == nil {
-		creds, err := fakecloud.NewCredentials(cl.c.ID)
-		if err != nil {
-			d.fail(w, http.StatusInternalServerError, "make the cluster's certificate authority: %v", err)
-			return nil, nil, false
-		}
-		cl.caPEM = creds.CA
-	}
-	return &godo.KubernetesClusterCredentials{
-		Server:                   cl.c.Endpoint,
-		CertificateAuthorityData: slices.Clone(cl.caPEM),
-		Token:                    CredentialPrefix + randomToken(),
-		ExpiresAt:                time.Now().UTC().Add(ttl).Truncate(time.Second),
-	}, cl, true
-}
-
-func (d *DO) credentials(w http.ResponseWriter, r *http.Request, id string) {
-	if creds, _, ok := d.issue(w, r, id); ok {
-		d.realCredentials(id, creds)
-		writeJSON(w, http.StatusOK, creds)
-	}
-}
-
-// kubeconfig is the YAML DigitalOcean serves for kubectl, with a token user.
-func (d *DO) kubeconfig(w http.ResponseWriter, r *http.Request, id string) {
-	creds, cl, ok := d.issue(w, r, id)
-	if !ok {
-		return
-	}
-	if kc, ok := d.servedKubeconfig(id); ok {
-		w.Header().Set("Content-Type", "text/yaml")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(kc)
-		return
-	}
-	name := "do-" + cl.c.RegionSlug + "-" + cl.c.Name
-	user := name + "-admin"
-	config := map[string]any{
-		"apiVersion": "v1",
-		"kind":       "Config",
-		"clusters": []any{map[string]any{"name": name, "cluster": map[string]string{
-			"server": creds.Server, "certificate-authority-data": base64.StdEncoding.EncodeToString(creds.CertificateAuthorityData),
-		}}},
-		"contexts":        []any{map[string]any{"name": name, "context": map[string]string{"cluster": name, "user": user}}},
-		"current-context": name,
-		"users":           []any{map[string]any{"name": user, "user": map[string]string{"token": creds.Token}}},
-	}
-	out, err := yaml.Marshal(config)
-	if err != nil {
-		d.fail(w, http.StatusInternalServerError, "render the kubeconfig: %v", err)
-		return
-	}
-	w.Header().Set("Content-Type", "text/yaml")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out)
-}
-
-// upgrade moves a cluster to a later offered version, in its minor release or the next one.
-func (d *DO) upgrade(w http.ResponseWriter, id string, body []byte) {
-	cl, ok := d.clusters[id]
-	if !ok {
-		d.notFound(w)
-		return
-	}
-	var req godo.KubernetesClusterUpgradeRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		d.fail(w, http.StatusBadRequest, "invalid request body: %v", err)
-		return
-	}
-	if msg := d.checkUpgrade(cl.c.VersionSlug, req.VersionSlug); msg != "" {
-		d.invalid(w, "%s", msg)
-		return
-	}
-	cl.c.VersionSlug = req.VersionSlug
-	cl.c.UpdatedAt = now()
-	w.WriteHeader(http.StatusAccepted)
-}
-
-// checkUpgrade reports, in the fake's wording, why from cannot be upgraded to to.
-func (d *DO) checkUpgrade(from, to string) string {
-	if !slices.Contains(d.versions, to) {
-		return fmt.Sprintf("invalid upgrade path: version %q is not available", to)
-	}
-	cur, okCur := parseVersion(from)
-	next, okNext := parseVersion(to)
-	switch {
-	case !okCur || !okNext:
-		return fmt.Sprintf("invalid upgrade path: from %s to %s", from, to)
-	case !cur.less(next):
-		return fmt.Sprintf("invalid upgrade path: %s is not later than %s", to, from)
-	case next[0] != cur[0] || next[1] > cur[1]+1:
-		return fmt.Sprintf("invalid upgrade path: %s skips a minor release after %s", to, from)
-	}
-	return ""
-}
-
-// upgrades are the versions checkUpgrade allows, oldest first.
-func (d *DO) upgrades(w http.ResponseWriter, id string) {
-	cl, ok := d.clusters[id]
-	if !ok {
-		d.notFound(w)
-		return
-	}
-	out := []*godo.KubernetesVersion{}
-	for _, v := range d.sortedVersions() {
-		if d.checkUpgrade(cl.c.VersionSlug, v) == "" {
-			out = append(out, kubernetesVersion(v))
-		}
-	}
-	slices.Reverse(out)
-	writeJSON(w, http.StatusOK, map[string]any{"available_upgrade_versions": out})
-}
-
-// version is a slug such as 1.31.9-do.2 as numbers: major, minor, patch, DigitalOcean's revision.
-type version [4]int
-
-func parseVersion(slug string) (version, bool) {
-	upstream, rev, ok := strings.Cut(slug, "-do.")
-	parts := strings.Split(upstream, ".")
-	if !ok || len(parts) != 3 {
-		return version{}, false
-	}
-	var v version
-	for i, s := range append(parts, rev) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			return version{}, false
-		}
-		v[i] = n
-	}
-	return v, true
-}
-
-func (v version) less(o version) bool { return slices.Compare(v[:], o[:]) < 0 }
-
-// sortedVersions are the offered slugs, latest first, as DigitalOcean lists them; slugs that do
-// not parse come last.
-func (d *DO) sortedVersions() []string {
-	out := slices.Clone(d.versions)
-	slices.SortStableFunc(out, func(a, b string) int {
-		va, okA := parseVersion(a)
-		vb, okB := parseVersion(b)
-		switch {
-		case okA && okB:
-			return slices.Compare(vb[:], va[:])
-		case okA:
-			return -1
-		case okB:
-			return 1
-		}
-		return 0
-	})
-	return out
-}
-
-func (d *DO) latestVersion() string {
-	if v := d.sortedVersions(); len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
-
-func kubernetesVersion(slug string) *godo.KubernetesVersion {
-	upstream, _, _ := strings.Cut(slug, "-do.")
-	return &godo.KubernetesVersion{
-		Slug:              slug,
-		KubernetesVersion: upstream,
-		// The fake's choice of features; DigitalOcean's list varies by release.
-		SupportedFeatures: []string{"cluster-autoscaler", "docr-integration", "ha-control-plane", "token-authentication"},
-	}
 }

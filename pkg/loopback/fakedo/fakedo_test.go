@@ -223,14 +223,14 @@ func TestCreateRefusesWhatDigitalOceanRefuses(t *testing.T) {
 			r.VPCUUID = "0b9e7c5c-0000-4000-8000-000000000000"
 		}, "validation error: invalid vpc_uuid"},
 		{"a VPC of another region", func(d *fakedo.DO, r *godo.KubernetesClusterCreateRequest) {
-			d.SeedVPC("5f1d5b7e-1111-4111-8111-111111111111", "lon1")
+			d.Account().SeedVPC("5f1d5b7e-1111-4111-8111-111111111111", "lon1")
 			r.VPCUUID = "5f1d5b7e-1111-4111-8111-111111111111"
 		}, "validation error: vpc_uuid is not in the cluster's region"},
 		{"no node pool", func(_ *fakedo.DO, r *godo.KubernetesClusterCreateRequest) { r.NodePools = nil }, "at least one node pool"},
 		{"a pool of no nodes", func(_ *fakedo.DO, r *godo.KubernetesClusterCreateRequest) { r.NodePools[0].Count = 0 }, "count must be at least 1"},
 		{"a bad subnet", func(_ *fakedo.DO, r *godo.KubernetesClusterCreateRequest) { r.ClusterSubnet = "10.0.0.0" }, "invalid cluster_subnet"},
 		{"a seeded VPC of the region is accepted", func(d *fakedo.DO, r *godo.KubernetesClusterCreateRequest) {
-			d.SeedVPC("5f1d5b7e-2222-4222-8222-222222222222", "nyc1")
+			d.Account().SeedVPC("5f1d5b7e-2222-4222-8222-222222222222", "nyc1")
 			r.VPCUUID = "5f1d5b7e-2222-4222-8222-222222222222"
 		}, ""},
 		{"latest is the latest offered version", func(_ *fakedo.DO, r *godo.KubernetesClusterCreateRequest) { r.VersionSlug = "latest" }, ""},
@@ -715,9 +715,9 @@ func TestCredentialsAreFreshEachTimeAndExpireAsAsked(t *testing.T) {
 
 func TestOptionsOfferTheFakesVersionsRegionsAndSizes(t *testing.T) {
 	d, c := start(t)
-	d.SetVersions("1.31.1-do.5", "1.33.1-do.0", "1.32.2-do.0")
-	d.SetRegions("nyc1", "lon1")
-	d.SetSizes("s-1vcpu-2gb")
+	d.Account().SetVersions("1.31.1-do.5", "1.33.1-do.0", "1.32.2-do.0")
+	d.Account().SetRegions("nyc1", "lon1")
+	d.Account().SetSizes("s-1vcpu-2gb")
 	opts, _, err := c.Kubernetes.GetOptions(context.Background())
 	if err != nil {
 		t.Fatalf("get options: %v", err)
@@ -753,7 +753,7 @@ func TestRegistryIntegrationNeedsARegistry(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			d, c := start(t)
-			d.SetRegistry(has)
+			d.Account().SetRegistry(has)
 			id := d.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "nyc1"})
 			reg, _, getErr := c.Registry.Get(ctx)
 			_, addErr := c.Kubernetes.AddRegistry(ctx, &godo.KubernetesClusterRegistryRequest{ClusterUUIDs: []string{id}})
@@ -992,7 +992,7 @@ func TestVPCsAreTheDefaultsAndTheSeededOnes(t *testing.T) {
 	ctx := context.Background()
 	d, c := start(t)
 	const seeded = "9d9d9d9d-5555-4555-8555-555555555555"
-	d.SeedVPC(seeded, "sfo3")
+	d.Account().SeedVPC(seeded, "sfo3")
 	def, _, err := c.VPCs.Get(ctx, fakedo.DefaultVPC("nyc1"))
 	if err != nil || !def.Default || def.RegionSlug != "nyc1" {
 		t.Fatalf("nyc1's default VPC: %+v, %v", def, err)

@@ -12,9 +12,9 @@ import (
 // for a new node in its place, anything else (replace=0, none) removes the node and lowers the
 // pool's count by one, as DigitalOcean's API reference says of "Delete a Node in a Kubernetes
 // Cluster". It answers 204 No Content, and 404 when the cluster, the pool or the node is not there.
-func (d *DO) deleteNode(w http.ResponseWriter, r *http.Request, clusterID, poolID, nodeID string) {
+func (d poolAPI) deleteNode(w http.ResponseWriter, r *http.Request, clusterID, poolID, nodeID string) {
 	cl, ok := d.clusters[clusterID]
-	p := d.pool(clusterID, poolID)
+	p := d.find(clusterID, poolID)
 	if !ok || p == nil {
 		d.notFound(w)
 		return

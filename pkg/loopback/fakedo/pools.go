@@ -9,7 +9,75 @@ import (
 	"github.com/digitalocean/godo"
 )
 
-// newPool is a pool as a create asks for it; fillPool gives it its id, tags and nodes.
+// poolAPI serves a cluster's node pools, /v2/kubernetes/clusters/{id}/node_pools, and their nodes
+// (nodes.go).
+type poolAPI struct{ *store }
+
+// Pool is the node pool poolID of cluster clusterID, and whether it exists.
+func (d *DO) Pool(clusterID, poolID string) (godo.KubernetesNodePool, bool) {
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	if p := d.s.poolAPI.find(clusterID, poolID); p != nil {
+		return clone(*p), true
+	}
+	return godo.KubernetesNodePool{}, false
+}
+
+// Pools are the node pools of a cluster, oldest first; none when it does not exist.
+func (d *DO) Pools(clusterID string) []godo.KubernetesNodePool {
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	cl, ok := d.s.clusters[clusterID]
+	if !ok {
+		return nil
+	}
+	out := make([]godo.KubernetesNodePool, 0, len(cl.c.NodePools))
+	for _, p := range cl.c.NodePools {
+		out = append(out, clone(*p))
+	}
+	return out
+}
+
+// PoolNamed is a cluster's node pool named name, and whether there is one.
+func (d *DO) PoolNamed(clusterID, name string) (godo.KubernetesNodePool, bool) {
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	if cl, ok := d.s.clusters[clusterID]; ok {
+		for _, p := range cl.c.NodePools {
+			if p.Name == name {
+				return clone(*p), true
+			}
+		}
+	}
+	return godo.KubernetesNodePool{}, false
+}
+
+// EditPool changes a node pool behind its clients' backs, as EditCluster does a cluster. It
+// tells whether the pool exists.
+func (d *DO) EditPool(clusterID, poolID string, edit func(*godo.KubernetesNodePool)) bool {
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	cl, ok := d.s.clusters[clusterID]
+	if !ok {
+		return false
+	}
+	for i, p := range cl.c.NodePools {
+		if p.ID != poolID {
+			continue
+		}
+		edited := clone(*p)
+		edit(&edited)
+		edited.ID = poolID
+		d.s.poolAPI.fill(clusterID, &edited, stateRunning)
+		cl.c.NodePools[i] = &edited
+		cl.c.UpdatedAt = now()
+		d.s.clusterAPI.forgetPending(cl)
+		return true
+	}
+	return false
+}
+
+// newPool is a pool as a create asks for it; poolAPI.fill gives it its id, tags and nodes.
 func newPool(req godo.KubernetesNodePoolCreateRequest) *godo.KubernetesNodePool {
 	p := &godo.KubernetesNodePool{
 		Name:      req.Name,
@@ -35,8 +103,8 @@ func newPool(req godo.KubernetesNodePoolCreateRequest) *godo.KubernetesNodePool 
 	return p
 }
 
-// checkPool reports, in the fake's wording, what DigitalOcean would refuse in a node pool.
-func (d *DO) checkPool(name, size string, count int, autoScale bool, minNodes, maxNodes int) string {
+// check reports, in the fake's wording, what DigitalOcean would refuse in a node pool.
+func (d poolAPI) check(name, size string, count int, autoScale bool, minNodes, maxNodes int) string {
 	switch {
 	case name == "":
 		return "validation error: node pool name is required"
@@ -52,8 +120,8 @@ func (d *DO) checkPool(name, size string, count int, autoScale bool, minNodes, m
 	return ""
 }
 
-// pool finds a cluster's pool; nil when either does not exist.
-func (d *DO) pool(clusterID, poolID string) *godo.KubernetesNodePool {
+// find finds a cluster's pool; nil when either does not exist.
+func (d poolAPI) find(clusterID, poolID string) *godo.KubernetesNodePool {
 	if cl, ok := d.clusters[clusterID]; ok {
 		return poolIn(&cl.c, poolID)
 	}
@@ -69,18 +137,18 @@ func poolIn(c *godo.KubernetesCluster, poolID string) *godo.KubernetesNodePool {
 	return nil
 }
 
-func (d *DO) getPool(w http.ResponseWriter, clusterID, poolID string) {
+func (d poolAPI) get(w http.ResponseWriter, clusterID, poolID string) {
 	cl, ok := d.clusters[clusterID]
-	p := d.pool(clusterID, poolID)
+	p := d.find(clusterID, poolID)
 	if !ok || p == nil {
 		d.notFound(w)
 		return
 	}
-	d.advancePool(cl, p)
+	d.advance(cl, p)
 	writeJSON(w, http.StatusOK, map[string]any{"node_pool": p})
 }
 
-func (d *DO) listPools(w http.ResponseWriter, r *http.Request, clusterID string) {
+func (d poolAPI) list(w http.ResponseWriter, r *http.Request, clusterID string) {
 	cl, ok := d.clusters[clusterID]
 	if !ok {
 		d.notFound(w)
@@ -94,7 +162,7 @@ func (d *DO) listPools(w http.ResponseWriter, r *http.Request, clusterID string)
 	})
 }
 
-func (d *DO) createPool(w http.ResponseWriter, clusterID string, body []byte) {
+func (d poolAPI) create(w http.ResponseWriter, clusterID string, body []byte) {
 	cl, ok := d.clusters[clusterID]
 	if !ok {
 		d.notFound(w)
@@ -105,23 +173,23 @@ func (d *DO) createPool(w http.ResponseWriter, clusterID string, body []byte) {
 		d.fail(w, http.StatusBadRequest, "invalid request body: %v", err)
 		return
 	}
-	if msg := d.checkPool(req.Name, req.Size, req.Count, req.AutoScale, req.MinNodes, req.MaxNodes); msg != "" {
+	if msg := d.check(req.Name, req.Size, req.Count, req.AutoScale, req.MinNodes, req.MaxNodes); msg != "" {
 		d.invalid(w, "%s", msg)
 		return
 	}
 	p := newPool(req)
-	d.fillPool(clusterID, p, stateProvisioning)
+	d.fill(clusterID, p, stateProvisioning)
 	cl.poolPending[p.ID] = d.provisionPolls
 	cl.c.NodePools = append(cl.c.NodePools, p)
 	cl.c.UpdatedAt = now()
 	writeJSON(w, http.StatusCreated, map[string]any{"node_pool": p})
 }
 
-// updatePool changes only the keys present, reading nulls as the package comment says; a new
+// update changes only the keys present, reading nulls as the package comment says; a new
 // count adds provisioning nodes or removes the last ones.
-func (d *DO) updatePool(w http.ResponseWriter, clusterID, poolID string, body []byte) {
+func (d poolAPI) update(w http.ResponseWriter, clusterID, poolID string, body []byte) {
 	cl, ok := d.clusters[clusterID]
-	cur := d.pool(clusterID, poolID)
+	cur := d.find(clusterID, poolID)
 	if !ok || cur == nil {
 		d.notFound(w)
 		return
@@ -138,7 +206,7 @@ func (d *DO) updatePool(w http.ResponseWriter, clusterID, poolID string, body []
 			return
 		}
 	}
-	if msg := d.checkPool(p.Name, p.Size, p.Count, p.AutoScale, p.MinNodes, p.MaxNodes); msg != "" {
+	if msg := d.check(p.Name, p.Size, p.Count, p.AutoScale, p.MinNodes, p.MaxNodes); msg != "" {
 		d.invalid(w, "%s", msg)
 		return
 	}
@@ -207,9 +275,9 @@ func applyPoolKey(p *godo.KubernetesNodePool, key string, raw json.RawMessage) e
 	return nil
 }
 
-func (d *DO) deletePool(w http.ResponseWriter, clusterID, poolID string) {
+func (d poolAPI) delete(w http.ResponseWriter, clusterID, poolID string) {
 	cl, ok := d.clusters[clusterID]
-	if !ok || d.pool(clusterID, poolID) == nil {
+	if !ok || d.find(clusterID, poolID) == nil {
 		d.notFound(w)
 		return
 	}
@@ -217,4 +285,56 @@ func (d *DO) deletePool(w http.ResponseWriter, clusterID, poolID string) {
 	delete(cl.poolPending, poolID)
 	cl.c.UpdatedAt = now()
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// fill completes a pool: its id, DigitalOcean's tags, and as many nodes as its count, the
+// new ones in state.
+func (d poolAPI) fill(clusterID string, p *godo.KubernetesNodePool, state string) {
+	if p.ID == "" {
+		p.ID = newUUID()
+	}
+	p.Tags = poolTags(p.Tags, clusterID)
+	d.resize(p, state)
+	t := now()
+	for _, n := range p.Nodes {
+		if n.ID == "" {
+			n.ID = newUUID()
+		}
+		if n.Name == "" {
+			n.Name = nodeName(p.Name)
+		}
+		if n.Status == nil || n.Status.State == "" {
+			n.Status = &godo.KubernetesNodeStatus{State: state}
+		}
+		if n.DropletID == "" {
+			n.DropletID = d.newDropletID()
+		}
+		if n.CreatedAt.IsZero() {
+			n.CreatedAt = t
+		}
+		if n.UpdatedAt.IsZero() {
+			n.UpdatedAt = t
+		}
+	}
+}
+
+// resize gives a pool as many nodes as its count: the first ones stay, new ones are in state.
+func (d poolAPI) resize(p *godo.KubernetesNodePool, state string) {
+	if p.Count < 0 {
+		p.Count = 0
+	}
+	if len(p.Nodes) > p.Count {
+		p.Nodes = p.Nodes[:p.Count]
+	}
+	t := now()
+	for len(p.Nodes) < p.Count {
+		p.Nodes = append(p.Nodes, &godo.KubernetesNode{
+			ID:        newUUID(),
+			Name:      nodeName(p.Name),
+			Status:    &godo.KubernetesNodeStatus{State: state},
+			DropletID: d.newDropletID(),
+			CreatedAt: t,
+			UpdatedAt: t,
+		})
+	}
 }

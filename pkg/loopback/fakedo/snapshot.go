@@ -31,25 +31,25 @@ type savedCluster struct {
 func NewFor(t fakecloud.TB, token string, port int, lifetime time.Duration) *DO {
 	t.Helper()
 	d := newDO(token)
-	d.srv = fakecloud.StartFor(t, (*api)(d), port, lifetime)
+	d.s.srv = fakecloud.StartFor(t, &api{d.s}, port, lifetime)
 	return d
 }
 
 // OnChange sets what runs after each request that changed the cloud, outside its lock: the
 // sandbox saves the cloud there, so that a killed sandbox loses nothing it answered.
-func (d *DO) OnChange(f func()) { d.srv.OnChange(f) }
+func (d *DO) OnChange(f func()) { d.s.srv.OnChange(f) }
 
 // OnRequest sets what is told of every request once it is answered, under the cloud's lock:
 // tools/fakeclouds logs them for a bench to count.
-func (d *DO) OnRequest(log func(at time.Time, r fakecloud.Request)) { d.srv.OnRequest(log) }
+func (d *DO) OnRequest(log func(at time.Time, r fakecloud.Request)) { d.s.srv.OnRequest(log) }
 
 // Save is the cloud's clusters, pools and VPCs as JSON, for Load in a later run.
 func (d *DO) Save() ([]byte, error) {
-	d.srv.Mu.Lock()
-	defer d.srv.Mu.Unlock()
-	s := snapshot{VPCs: d.vpcs, Order: d.order, Clusters: map[string]savedCluster{},
-		NextDroplet: d.nextDroplet, NextIPv4: d.nextIPv4}
-	for id, cl := range d.clusters {
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	s := snapshot{VPCs: d.s.vpcs, Order: d.s.order, Clusters: map[string]savedCluster{},
+		NextDroplet: d.s.nextDroplet, NextIPv4: d.s.nextIPv4}
+	for id, cl := range d.s.clusters {
 		s.Clusters[id] = savedCluster{Cluster: cl.c, CAPEM: cl.caPEM}
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
@@ -62,23 +62,23 @@ func (d *DO) Load(data []byte) error {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return errors.Wrap(err, "decode the DigitalOcean cloud")
 	}
-	d.srv.Mu.Lock()
-	defer d.srv.Mu.Unlock()
-	d.vpcs = map[string]godo.VPC{}
+	d.s.srv.Mu.Lock()
+	defer d.s.srv.Mu.Unlock()
+	d.s.vpcs = map[string]godo.VPC{}
 	for id, v := range s.VPCs {
-		d.vpcs[id] = v
+		d.s.vpcs[id] = v
 	}
-	d.clusters = map[string]*cluster{}
-	d.order = nil
+	d.s.clusters = map[string]*cluster{}
+	d.s.order = nil
 	for _, id := range s.Order {
 		saved, ok := s.Clusters[id]
 		if !ok {
 			continue
 		}
-		d.clusters[id] = &cluster{c: saved.Cluster, poolPending: map[string]int{}, caPEM: saved.CAPEM}
-		d.order = append(d.order, id)
+		d.s.clusters[id] = &cluster{c: saved.Cluster, poolPending: map[string]int{}, caPEM: saved.CAPEM}
+		d.s.order = append(d.s.order, id)
 	}
-	d.nextDroplet = max(d.nextDroplet, s.NextDroplet)
-	d.nextIPv4 = max(d.nextIPv4, s.NextIPv4)
+	d.s.nextDroplet = max(d.s.nextDroplet, s.NextDroplet)
+	d.s.nextIPv4 = max(d.s.nextIPv4, s.NextIPv4)
 	return nil
 }

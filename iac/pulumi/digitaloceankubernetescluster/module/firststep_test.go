@@ -30,7 +30,7 @@ func TestTheModuleAndUpgradePlanNameTheSameFirstStepForEveryUpgradeOfTheCatalogu
 	catalogue := dodriver.Driver{}.Versions("")
 	const token = "dop_v1_first-step"
 	do := fakedo.New(t, token)
-	do.SetVersions(catalogue...)
+	do.Account().SetVersions(catalogue...)
 	n := 0
 	for _, running := range catalogue {
 		for _, wanted := range catalogue {

@@ -27,12 +27,12 @@ func names(sizes []clouds.Size) []string {
 
 func TestSizeSelectorTermsSelectPricedSizesCheapestFirst(t *testing.T) {
 	f := fakedo.New(t, token)
-	f.SetSizes("s-1vcpu-2gb", "s-2vcpu-4gb", "s-2vcpu-4gb-amd", "c-2", "gpu-h100x1-80gb")
-	f.SetPrice("s-1vcpu-2gb", 12)
-	f.SetPrice("s-2vcpu-4gb", 24)
-	f.SetPrice("s-2vcpu-4gb-amd", 28)
-	f.SetPrice("c-2", 42)
-	f.SetPrice("gpu-h100x1-80gb", 2500)
+	f.Account().SetSizes("s-1vcpu-2gb", "s-2vcpu-4gb", "s-2vcpu-4gb-amd", "c-2", "gpu-h100x1-80gb")
+	f.Account().SetPrice("s-1vcpu-2gb", 12)
+	f.Account().SetPrice("s-2vcpu-4gb", 24)
+	f.Account().SetPrice("s-2vcpu-4gb-amd", 28)
+	f.Account().SetPrice("c-2", 42)
+	f.Account().SetPrice("gpu-h100x1-80gb", 2500)
 	sizes, err := clouds.NewDigitalOcean(f.URL(), token).Sizes(context.Background(), "fra1")
 	if err != nil {
 		t.Fatal(err)
