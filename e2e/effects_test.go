@@ -366,7 +366,7 @@ func (c clouds) writes() int {
 // allowOnly is the --allow-replace=KIND/NAME of t's manifest alone.
 func allowOnly(t *testing.T, target deploytarget.Target) replace.Allowed {
 	t.Helper()
-	a, err := replace.Parse([]string{target.Name + "/" + target.MetadataName()}, nil)
+	a, err := replace.Parse([]string{target.Name + "/" + target.MetadataName()}, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

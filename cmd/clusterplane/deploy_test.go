@@ -202,7 +202,16 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
 				return []string{"up", filepath.Join(dir, "cluster.yaml"), "--yes", "--allow-replace=Droplet/web"}
 			},
-			code: exitcode.Usage, says: []string{`"Droplet" is not a kind clusterplane deploys`},
+			code: exitcode.Usage, says: []string{`"Droplet" is not a kind clusterplane deploys`, "DigitalOceanKubernetesCluster (do-cluster)"},
+		},
+		{
+			name: "an --allow-replace may name the kind by the short name status shows",
+			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
+				deployed(t, b, filepath.Join(dir, "cluster.yaml"))
+				b.Replaces("region")
+				return []string{"up", edit(t, dir, "cluster.yaml", "region: fra1", "region: ams3"), "--yes", "--allow-replace=do-cluster/platform"}
+			},
+			code: exitcode.OK, saysNot: []string{"blocked"},
 		},
 		{
 			name: "destroy of a stack never deployed says so rather than failing to select it",

@@ -32,10 +32,28 @@ func (v *allowReplace) String() string { return strings.Join(v.values, ",") }
 func (v *allowReplace) Type() string   { return "KIND/NAME" }
 
 func (v *allowReplace) Set(value string) error {
-	a, err := replace.Parse(append(v.values, value), func(kind string) bool { _, ok := v.kinds.ByName(kind); return ok })
+	var known []string
+	for _, k := range v.kinds {
+		known = append(known, k.Name+" ("+k.Short+")")
+	}
+	a, err := replace.Parse(append(v.values, value), v.manifestKind, strings.Join(known, ", "))
 	if err != nil {
 		return err
 	}
 	v.values, *v.allowed = append(v.values, value), a
 	return nil
+}
+
+// manifestKind is the manifest kind that kind names: a manifest kind or program name, as
+// kinds.List.ByName matches them, or the short name status --kind and its KIND column use.
+func (v *allowReplace) manifestKind(kind string) (string, bool) {
+	if k, ok := v.kinds.ByName(kind); ok {
+		return k.Name, true
+	}
+	for _, k := range v.kinds {
+		if strings.EqualFold(k.Short, kind) {
+			return k.Name, true
+		}
+	}
+	return "", false
 }

@@ -129,7 +129,7 @@ func TestUpReplacesOnlyWhatTheRunNamesWithYesATerminalsYesOrNeither(t *testing.T
 	ctx := context.Background()
 	moved := func(t *testing.T) deploytarget.Target { return cluster(t, "region: fra1", "region: ams3") }
 	named := func(values ...string) replace.Allowed {
-		a, err := replace.Parse(values, nil)
+		a, err := replace.Parse(values, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,10 +32,11 @@ type Allowed struct {
 // providers replace on purpose, and so does diff --allow-replace.
 func Everything() Allowed { return Allowed{all: true} }
 
-// Parse reads the values of --allow-replace: All (the flag alone), or KIND/NAME. kindOK tells
-// whether KIND names a kind (its manifest kind or program name), so that a mistyped kind is an
-// error, not a flag that allows nothing.
-func Parse(values []string, kindOK func(kind string) bool) (Allowed, error) {
+// Parse reads the values of --allow-replace: All (the flag alone), or KIND/NAME. kindOf gives the
+// manifest kind a KIND stands for (a manifest kind, a program name or a short name such as
+// do-pool), false when it names none, so that a mistyped kind is an error naming the kinds
+// (known), not a flag that allows nothing.
+func Parse(values []string, kindOf func(kind string) (string, bool), known string) (Allowed, error) {
 	var a Allowed
 	for _, v := range values {
 		if v == All {
@@ -47,8 +48,12 @@ func Parse(values []string, kindOK func(kind string) bool) (Allowed, error) {
 			return Allowed{}, errors.Errorf("%q: want KIND/NAME (the manifest's kind and metadata.name), "+
 				"or --%s alone for every replacement", v, Flag)
 		}
-		if kindOK != nil && !kindOK(kind) {
-			return Allowed{}, errors.Errorf("%q is not a kind clusterplane deploys", kind)
+		if kindOf != nil {
+			manifestKind, ok := kindOf(kind)
+			if !ok {
+				return Allowed{}, errors.Errorf("%q is not a kind clusterplane deploys (kinds: %s)", kind, known)
+			}
+			kind = manifestKind
 		}
 		a.named = append(a.named, strings.ToLower(kind+"/"+name))
 	}
