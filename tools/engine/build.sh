@@ -18,6 +18,8 @@ bin=$root/.engine/bin
 export GOWORK=off
 
 mkdir -p "$bin"
+# The plugins first, in a second: without them the engine built below is of no use.
+bash "$engine/providers.sh" --check
 
 # version DIR MODULE: the version of MODULE that the module in DIR requires.
 version() { (cd "$1" && go list -m -f '{{.Version}}' "$2"); }

@@ -37,25 +37,59 @@ install() {
 	return 1
 }
 
+# installed NAME VERSION: copy the plugin from the user's own Pulumi home, where an earlier
+# `pulumi plugin install` put it; fails when it is not there.
+installed() {
+	local name=$1 ver=$2 own=${PULUMI_HOME:-$HOME/.pulumi}/plugins/resource-$1-v$2/pulumi-resource-$1
+	[[ -x $own ]] || return 1
+	cp "$own" "$out/pulumi-resource-$name.tmp"
+	mv "$out/pulumi-resource-$name.tmp" "$out/pulumi-resource-$name"
+	echo "pulumi-resource-$name: copied from $own"
+}
+
+# fail MISSING...: the refusal naming both ways to get the plugins.
+fail() {
+	echo "providers: could not get $*. Two ways give the plugins:" \
+		"1) \`pulumi plugin install resource digitalocean 4.57.0\` and \`pulumi plugin install resource civo 2.4.8\`," \
+		"which download them from get.pulumi.com (this machine could not reach it);" \
+		"2) building them from the pinned sources in ../shared/providers-src (or the folder" \
+		"CLUSTERPLANE_PROVIDERS_SRC names), which this clone does not have" >&2
+	exit 1
+}
+
+plugins=("digitalocean 4.57.0" "civo 2.4.8")
+
+# --check, run by build.sh before it compiles the engine for minutes: without the sources, a
+# plugin that is neither kept, nor in the user's Pulumi home, nor downloadable (get.pulumi.com
+# unreachable) fails now rather than after the build.
+if [[ ${1:-} == --check ]]; then
+	[[ -d $srcs ]] && exit 0
+	missing=()
+	for plugin in "${plugins[@]}"; do
+		read -r name ver <<<"$plugin"
+		[[ -x $out/pulumi-resource-$name || -x ${PULUMI_HOME:-$HOME/.pulumi}/plugins/resource-$name-v$ver/pulumi-resource-$name ]] ||
+			missing+=("pulumi-resource-$name $ver")
+	done
+	((${#missing[@]} == 0)) && exit 0
+	# Without curl the download is left to pulumi plugin install, after the build.
+	if command -v curl >/dev/null && ! curl -sS --max-time 15 -o /dev/null https://get.pulumi.com/ 2>/dev/null; then
+		fail "${missing[*]}"
+	fi
+	exit 0
+fi
+
 if [[ ! -d $srcs ]]; then
 	echo "providers: $srcs is absent (a clone without ../shared): installing the plugins with pulumi plugin install"
 	missing=()
-	for plugin in "digitalocean 4.57.0" "civo 2.4.8"; do
+	for plugin in "${plugins[@]}"; do
 		read -r name ver <<<"$plugin"
 		if [[ -x $out/pulumi-resource-$name ]]; then
 			echo "pulumi-resource-$name: kept (built or installed before)"
-		elif ! install "$name" "$ver"; then
+		elif ! installed "$name" "$ver" && ! install "$name" "$ver"; then
 			missing+=("pulumi-resource-$name $ver")
 		fi
 	done
-	if ((${#missing[@]} > 0)); then
-		echo "providers: could not get ${missing[*]}. Two ways give the plugins:" \
-			"1) \`pulumi plugin install resource digitalocean 4.57.0\` and \`pulumi plugin install resource civo 2.4.8\`," \
-			"which download them from get.pulumi.com (this machine could not reach it);" \
-			"2) building them from the pinned sources in ../shared/providers-src (or the folder" \
-			"CLUSTERPLANE_PROVIDERS_SRC names), which this clone does not have" >&2
-		exit 1
-	fi
+	((${#missing[@]} == 0)) || fail "${missing[*]}"
 	ls -l "$out"
 	exit 0
 fi
