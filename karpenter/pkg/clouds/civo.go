@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	v1 "github.com/clusterplane/clusterplane/karpenter/pkg/apis/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
@@ -20,6 +21,26 @@ const CivoMarkLabel = civo.KarpenterMarkLabel
 // CivoProviderIDPrefix is a Civo node's providerID before its instance id, as Civo's cloud
 // controller manager writes it.
 const CivoProviderIDPrefix = "civo://"
+
+// civoDriver is Civo as the provider serves it. Civo's nodes run k3s, which sets no kube-reserved
+// or system-reserved (k3s's kubelet arguments, docs.k3s.io/cli/agent, reserve nothing unless
+// given), so a Civo node keeps only the kubelet's eviction threshold (ReserveNothing).
+var civoDriver = Driver{
+	ID:               string(civo.ID),
+	Name:             "Civo",
+	Kind:             "CivoNodeClass",
+	NodeClass:        func() v1.NodeClass { return &v1.CivoNodeClass{} },
+	NodeClasses:      func() v1.NodeClassList { return &v1.CivoNodeClassList{} },
+	ProviderIDPrefix: CivoProviderIDPrefix,
+	Env:              civo.Env,
+	New:              func(base, token string) Cloud { return NewCivo(base, token) },
+	Reserve:          ReserveNothing,
+}
+
+// civoHours are the hours a month's price is spread over: Civo lists monthly prices of 730 hours
+// (civo.com/pricing). Karpenter only compares prices, so the choice matters only between sizes of
+// one cloud.
+const civoHours = 730
 
 // Civo is Civo's Kubernetes API.
 type Civo struct {
@@ -40,7 +61,7 @@ func NewCivo(base, token string) *Civo {
 }
 
 // Name is "civo".
-func (c *Civo) Name() string { return "civo" }
+func (c *Civo) Name() string { return string(civo.ID) }
 
 // ProviderIDPrefix is civo://.
 func (c *Civo) ProviderIDPrefix() string { return CivoProviderIDPrefix }

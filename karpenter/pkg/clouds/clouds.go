@@ -1,7 +1,9 @@
-// Package clouds is what the provider asks of a cloud, the same for DigitalOcean and Civo: find a
-// cluster, list the sizes a region offers for Kubernetes, and read and write the node pools the
-// provider owns. Each cloud's calls go through clusterplane's own clients (pkg/cloud/digitalocean,
-// pkg/cloud/civo), so their retries, pacing and errors that never quote a token hold here too.
+// Package clouds is what the provider asks of a cloud, the same for every cloud: find a cluster,
+// list the sizes a region offers for Kubernetes, and read and write the node pools the provider
+// owns (Cloud); and what it knows of each cloud beside (Driver: its NodeClass kind, providerIDs,
+// token, reservation). Each cloud is one file here and one line in the table (drivers.go). Its
+// calls go through clusterplane's own clients (pkg/cloud/<cloud>), so their retries, pacing and
+// errors that never quote a token hold here too.
 package clouds
 
 import (
@@ -75,7 +77,7 @@ type Taint struct {
 
 // Cloud is one cloud's API with one token.
 type Cloud interface {
-	// Name is "digitalocean" or "civo".
+	// Name is the cloud's id, its Driver's.
 	Name() string
 	// FindCluster finds the cluster by id or by name; region narrows a Civo search (every
 	// region when ""). A cluster that is not there is ErrClusterNotFound.
@@ -149,15 +151,6 @@ func isHex(s string) bool {
 	}
 	return true
 }
-
-// The hours a month's price is spread over: DigitalOcean bills a node by the hour up to 672 hours
-// (28 days) a month (docs.digitalocean.com/products/kubernetes/details/pricing); Civo lists
-// monthly prices of 730 hours (civo.com/pricing). Karpenter only compares prices, so the choice
-// matters only between sizes of one cloud.
-const (
-	digitalOceanHours = 672
-	civoHours         = 730
-)
 
 // apiHost is the host of the API at base (own when base is ""): only the host, since the URL may
 // carry credentials (user:password@) or a path with a key, which errors must never quote.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	v1 "github.com/clusterplane/clusterplane/karpenter/pkg/apis/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/pkg/errors"
@@ -19,6 +20,31 @@ const DigitalOceanMarkTag = digitalocean.KarpenterMarkTag
 // DigitalOceanProviderIDPrefix is a DOKS node's providerID before its Droplet id, as DigitalOcean's
 // cloud controller manager writes it.
 const DigitalOceanProviderIDPrefix = "digitalocean://"
+
+// digitalOceanDriver is DigitalOcean as the provider serves it.
+//
+// DOKS reserves memory and CPU for its kubelet and system daemons, by a table per node memory in
+// DigitalOcean's documentation ("Allocatable memory", docs.digitalocean.com/products/kubernetes/
+// details/limits) that its API does not return: the provider reserves by GKE's published formula
+// instead (ReserveGKEFormula). It is an estimate, not DigitalOcean's table, and errs high on
+// purpose: reserving too much only makes Karpenter pick a size up, reserving too little leaves
+// pods pending on a node Karpenter thought would fit them.
+var digitalOceanDriver = Driver{
+	ID:               string(digitalocean.ID),
+	Name:             "DigitalOcean",
+	Kind:             "DigitalOceanNodeClass",
+	NodeClass:        func() v1.NodeClass { return &v1.DigitalOceanNodeClass{} },
+	NodeClasses:      func() v1.NodeClassList { return &v1.DigitalOceanNodeClassList{} },
+	ProviderIDPrefix: DigitalOceanProviderIDPrefix,
+	Env:              digitalocean.Env,
+	New:              func(base, token string) Cloud { return NewDigitalOcean(base, token) },
+	Reserve:          ReserveGKEFormula,
+}
+
+// digitalOceanHours are the hours a month's price is spread over: DigitalOcean bills a node by
+// the hour up to 672 hours (28 days) a month (docs.digitalocean.com/products/kubernetes/details/
+// pricing). Karpenter only compares prices, so the choice matters only between sizes of one cloud.
+const digitalOceanHours = 672
 
 // DigitalOcean is DigitalOcean's Kubernetes API.
 type DigitalOcean struct {
@@ -39,7 +65,7 @@ func NewDigitalOcean(base, token string) *DigitalOcean {
 }
 
 // Name is "digitalocean".
-func (d *DigitalOcean) Name() string { return "digitalocean" }
+func (d *DigitalOcean) Name() string { return string(digitalocean.ID) }
 
 // ProviderIDPrefix is digitalocean://.
 func (d *DigitalOcean) ProviderIDPrefix() string { return DigitalOceanProviderIDPrefix }
