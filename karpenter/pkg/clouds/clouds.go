@@ -8,13 +8,12 @@ package clouds
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
+	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
@@ -114,42 +113,40 @@ const (
 	ErrClusterAmbiguous = sentinel("more than one cluster has that name")
 )
 
-// markPart is the length of each part of a mark, in hexadecimal characters.
-const markPart = 12
-
-// Mark is what the provider's pools of a NodeClass with a given spec carry: the NodeClass's
-// digest (its kind and name) and the spec's hash, "<12 hex>-<12 hex>", a valid DigitalOcean tag
-// part and Kubernetes label value. A pool per (NodeClass, size, spec): nodes of a changed spec go
-// into new pools with the new labels and taints, and the old pools empty as their nodes are
-// replaced.
+// Mark is what the provider's pools of a NodeClass with a given spec carry: a rotation.Mark (the
+// one mark of clusterplane's pools) of the NodeClass's digest (its kind and name) and the spec's
+// hash, "<12 hex>-<12 hex>", a valid DigitalOcean tag part and Kubernetes label value. A pool per
+// (NodeClass, size, spec): nodes of a changed spec go into new pools with the new labels and
+// taints, and the old pools empty as their nodes are replaced. The provider's tag prefix and
+// label differ from rotations', so neither takes the other's pools.
 func Mark(kind, name, specHash string) string {
-	sum := sha256.Sum256([]byte("clusterplane karpenter nodeclass\x00" + kind + "\x00" + name))
-	h := sha256.Sum256([]byte(specHash))
-	return hex.EncodeToString(sum[:])[:markPart] + "-" + hex.EncodeToString(h[:])[:markPart]
-}
-
-// NodeClassOf is the NodeClass part of a mark.
-func NodeClassOf(mark string) string {
-	nc, _, _ := strings.Cut(mark, "-")
-	return nc
+	return rotation.Mark{Stack: rotation.Digest("clusterplane karpenter nodeclass\x00" + kind + "\x00" + name),
+		ID: rotation.Digest(specHash)}.String()
 }
 
 // IsMark tells whether s is a mark as Mark writes it.
 func IsMark(s string) bool {
-	a, b, ok := strings.Cut(s, "-")
-	return ok && isHex(a) && isHex(b)
+	_, ok := rotation.ParseMark(s)
+	return ok
 }
 
-func isHex(s string) bool {
-	if len(s) != markPart {
-		return false
+// retryRule is the retry of the clouds' reads, resizes and deletes: asking them again does no
+// harm (a resize sets an absolute count). Creates are never asked again by it: each cloud's
+// create goes through cloudapi.CreateOnce, which looks for the pool before it sends again.
+var retryRule = cloudapi.Backoff(3, 500*time.Millisecond)
+
+// findPool is the cluster's pool carrying mark and named name, the one a create made.
+func findPool(ctx context.Context, cloud Cloud, c Cluster, mark, name string) (Pool, bool, error) {
+	pools, err := cloud.Pools(ctx, c)
+	if err != nil {
+		return Pool{}, false, err
 	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
+	for _, p := range pools {
+		if p.Mark == mark && p.Name == name {
+			return p, true, nil
 		}
 	}
-	return true
+	return Pool{}, false, nil
 }
 
 // apiHost is the host of the API at base (own when base is ""): only the host, since the URL may

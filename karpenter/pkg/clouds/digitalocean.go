@@ -49,7 +49,7 @@ const digitalOceanHours = 672
 // DigitalOcean is DigitalOcean's Kubernetes API.
 type DigitalOcean struct {
 	// api asks a refused read, resize or delete again; once sends each request once, for the
-	// creates that createPool must not have repeated unseen.
+	// creates that cloudapi.CreateOnce must not have repeated unseen.
 	api, once *digitalocean.Client
 	// host is the API's host, named in an error that got no answer.
 	host string
@@ -204,7 +204,7 @@ func doPool(p digitalocean.NodePool) Pool {
 }
 
 // CreatePool makes a pool named karpenter-<size>-<random>: DigitalOcean wants names unique in a
-// cluster. The name is kept if the create is sent again (see createPool), so that a repeat of a
+// cluster. The name is kept if the create is sent again (see cloudapi.CreateOnce), so that a repeat of a
 // create the cloud did carry out cannot make a second pool; otherwise pools are found by mark.
 func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec) (_ Pool, err error) {
 	defer d.nameHost(&err)
@@ -220,7 +220,7 @@ func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec)
 		}
 		return doPool(p), nil
 	}
-	return createPool(ctx, send, func(ctx context.Context) (Pool, bool, error) {
+	return cloudapi.CreateOnce(ctx, send, func(ctx context.Context) (Pool, bool, error) {
 		return findPool(ctx, d, c, spec.Mark, req.Name)
 	})
 }

@@ -20,7 +20,7 @@ import (
 // would be made again, a second surge pool that no record holds. A POST is therefore sent once,
 // its failure returned: the caller finds what it made by its mark (a rotation) before it
 // creates again. Reads, updates and deletes keep godo's retries. The Karpenter provider's creates
-// (karpenter/pkg/clouds, createPool) go through cloudapi clients with cloudapi.Never instead, and
+// (karpenter/pkg/clouds, cloudapi.CreateOnce) go through cloudapi clients with cloudapi.Never instead, and
 // look for the pool by its mark before sending again in the same call: Karpenter has no user who
 // runs up again. This transport stays for godo, whose retries live in its own HTTP client.
 func Godo(token, base string, timeout time.Duration) (*godo.Client, error) {

@@ -104,6 +104,21 @@ type ClusterRef struct {
 	Region string `json:"region,omitempty"`
 }
 
+// NodeClassStatus is what the controller found.
+type NodeClassStatus struct {
+	// ClusterID is the cloud's id of the cluster the spec names, and Region its region.
+	// +optional
+	ClusterID string `json:"clusterID,omitempty"`
+	// +optional
+	Region string `json:"region,omitempty"`
+	// Sizes are the sizes the terms select that the region offers, cheapest first.
+	// +optional
+	Sizes []string `json:"sizes,omitempty"`
+	// Conditions are Ready, ClusterReady and SizesResolved.
+	// +optional
+	Conditions []status.Condition `json:"conditions,omitempty"`
+}
+
 // SizeSelectorTerm matches sizes by name, family or tag; the fields it sets must all match.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.names) || has(self.families) || has(self.tags)",message="a term sets names, families or tags"
@@ -119,21 +134,6 @@ type SizeSelectorTerm struct {
 	// or "dedicated" (a family with dedicated CPUs).
 	// +optional
 	Tags []string `json:"tags,omitempty"`
-}
-
-// NodeClassStatus is what the controller found.
-type NodeClassStatus struct {
-	// ClusterID is the cloud's id of the cluster the spec names, and Region its region.
-	// +optional
-	ClusterID string `json:"clusterID,omitempty"`
-	// +optional
-	Region string `json:"region,omitempty"`
-	// Sizes are the sizes the terms select that the region offers, cheapest first.
-	// +optional
-	Sizes []string `json:"sizes,omitempty"`
-	// Conditions are Ready, ClusterReady and SizesResolved.
-	// +optional
-	Conditions []status.Condition `json:"conditions,omitempty"`
 }
 
 // NodeClass is what the provider reads of any cloud's kind.
