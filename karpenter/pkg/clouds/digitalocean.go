@@ -48,9 +48,9 @@ const digitalOceanHours = 672
 
 // DigitalOcean is DigitalOcean's Kubernetes API.
 type DigitalOcean struct {
-	// api asks a refused read, resize or delete again; once sends each request once, for the
-	// creates that cloudapi.CreateOnce must not have repeated unseen.
-	api, once *digitalocean.Client
+	// api asks a refused read, resize or delete again, and sends a create once (cloudapi.CreateOnce
+	// decides whether to send it again).
+	api *digitalocean.Client
 	// host is the API's host, named in an error that got no answer.
 	host string
 }
@@ -59,7 +59,6 @@ type DigitalOcean struct {
 func NewDigitalOcean(base, token string) *DigitalOcean {
 	return &DigitalOcean{
 		api:  digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: retryRule}}),
-		once: digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
 		host: apiHost(base, digitalocean.Env.API),
 	}
 }
@@ -71,7 +70,7 @@ func (d *DigitalOcean) Name() string { return string(digitalocean.ID) }
 func (d *DigitalOcean) ProviderIDPrefix() string { return DigitalOceanProviderIDPrefix }
 
 // Requests is how many requests went to DigitalOcean.
-func (d *DigitalOcean) Requests() int { return d.api.Requests() + d.once.Requests() }
+func (d *DigitalOcean) Requests() int { return d.api.Requests() }
 
 // FindCluster reads the cluster by id, or walks the account's clusters for its name.
 func (d *DigitalOcean) FindCluster(ctx context.Context, id, name, _ string) (_ Cluster, err error) {
@@ -214,7 +213,7 @@ func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec)
 		req.Taints = append(req.Taints, digitalocean.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	send := func(ctx context.Context) (Pool, error) {
-		p, err := d.once.CreatePool(ctx, c.ID, req)
+		p, err := d.api.CreatePool(ctx, c.ID, req)
 		if err != nil {
 			return Pool{}, err
 		}
