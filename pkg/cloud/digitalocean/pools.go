@@ -109,6 +109,15 @@ func (c *Client) update(ctx context.Context, clusterID, poolID string, u PoolUpd
 	return answer.Pool, err
 }
 
+// TagPool sets the pool's tags and nothing else: the body holds the tags alone, so the pool's
+// name, count, labels and taints stay as they are.
+func (c *Client) TagPool(ctx context.Context, clusterID, poolID string, tags []string) error {
+	if err := c.api.Do(ctx, http.MethodPut, poolPath(clusterID, poolID), map[string]any{"tags": tags}, nil); err != nil {
+		return errors.Wrapf(err, "tag node pool %s of DigitalOcean cluster %s", poolID, clusterID)
+	}
+	return nil
+}
+
 // DeleteNode deletes one node of a pool without a replacement (replace=0), which lowers the pool's
 // count by one: the cluster autoscaler's DigitalOcean provider removes nodes the same way and only
 // lowers its own copy of the count afterwards (kubernetes/autoscaler,
