@@ -13,6 +13,7 @@ import (
 	"github.com/digitalocean/godo"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
@@ -132,7 +133,10 @@ func doKarpenterPools(t *testing.T, e *env) []string {
 // labelled with its mark (Civo's pools carry no tags) and its NodeClass.
 func civoKarpenterPools(t *testing.T, e *env) []string {
 	t.Helper()
-	api := civo.New(e.civo.URL(), civoToken, civo.Options{})
+	api, err := pools.New(civoToken, e.civo.URL(), "fra1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, ok := e.civo.ClusterNamed("dev-fra1")
 	if !ok {
 		t.Fatal("Civo has no cluster dev-fra1")
@@ -140,7 +144,7 @@ func civoKarpenterPools(t *testing.T, e *env) []string {
 	var names []string
 	for _, size := range []string{"g4s.kube.medium", "g4s.kube.large"} {
 		name := "karpenter-" + strings.ReplaceAll(size, ".", "-") + "-x1y2z3"
-		err := api.CreatePool(context.Background(), "fra1", c.ID, civo.PoolRequest{ID: name, Size: size, Count: 2,
+		err := api.Post(context.Background(), pools.Spec{ClusterID: c.ID, ID: name, Size: size, Count: 2,
 			Labels: map[string]string{civo.KarpenterMarkLabel: karpenterMark, "karpenter.clusterplane.dev/nodeclass": "default"}})
 		if err != nil {
 			t.Fatalf("create the provider's pool %s: %v", name, err)

@@ -3,8 +3,12 @@
 package charttest
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -177,5 +181,50 @@ func TestTheChartShipsTheNodeClassesAndKarpentersCRDs(t *testing.T) {
 		if !found {
 			t.Errorf("no CRD %s among %v", want, names)
 		}
+	}
+}
+
+// The chart's clouds table is the provider's: each cloud the operator serves gets its token from
+// the Secret, its API URL when one is given, and RBAC on its NodeClasses, and no other cloud is
+// in the chart.
+func TestTheChartServesTheClustersOfEveryCloudInTheProvidersTable(t *testing.T) {
+	urls := map[string]any{}
+	for _, d := range clouds.Drivers() {
+		urls[d.ID] = "https://" + d.ID + ".example"
+	}
+	objs := render(t, map[string]any{"apiURLs": urls})
+	e := env(t, objs)
+	var resources []string
+	for _, r := range objs["ClusterRole/karpenter-clusterplane"]["rules"].([]any) {
+		for _, res := range r.(map[string]any)["resources"].([]any) {
+			resources = append(resources, res.(string))
+		}
+	}
+	values, err := chartutil.ReadValuesFile(filepath.Join("..", "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, _ := values["clouds"].(map[string]any)
+	for _, d := range clouds.Drivers() {
+		t.Run(d.ID, func(t *testing.T) {
+			if table[d.ID] == nil {
+				t.Fatalf("values.yaml's clouds has no %s", d.ID)
+			}
+			ref, _ := e[d.Env.TokenEnv].(map[string]any)
+			if ref == nil || ref["secretKeyRef"] == nil {
+				t.Errorf("%s is %v, want a secretKeyRef", d.Env.TokenEnv, e[d.Env.TokenEnv])
+			}
+			if e[d.Env.URLEnv] != urls[d.ID] {
+				t.Errorf("%s is %v, want %v", d.Env.URLEnv, e[d.Env.URLEnv], urls[d.ID])
+			}
+			for _, want := range []string{d.Resource(), d.Resource() + "/status"} {
+				if !slices.Contains(resources, want) {
+					t.Errorf("the ClusterRole grants nothing on %s: %v", want, resources)
+				}
+			}
+		})
+	}
+	if len(table) != len(clouds.Drivers()) {
+		t.Errorf("values.yaml's clouds has %d clouds, the provider's table %d", len(table), len(clouds.Drivers()))
 	}
 }

@@ -1,5 +1,5 @@
-// Command karpenter-clusterplane runs Karpenter's operator with clusterplane's provider for
-// DigitalOcean and Civo managed node pools: Karpenter core's controllers (provisioning,
+// Command karpenter-clusterplane runs Karpenter's operator with clusterplane's provider for the
+// managed node pools of the clouds in karpenter/pkg/clouds' table: Karpenter core's controllers (provisioning,
 // disruption, the NodeClaims' lifecycle, its metrics and health probes, its structured logs) and
 // the provider's (the NodeClasses' and garbage collection). karpenter/README.md lists its
 // settings.
@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/awslabs/operatorpkg/controller"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/cloudprovider"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/controllers/nodeclass"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/operator"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instance"
@@ -58,10 +60,12 @@ func main() {
 	cluster := state.NewCluster(op.Clock, op.GetClient(), decorated)
 	core := controllers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(), op.EventRecorder,
 		decorated, measured, cluster, op.InstanceTypeStore)
-	op.WithControllers(ctx, core...).
-		WithControllers(ctx,
-			&nodeclass.Controller{Kube: op.GetClient(), Provider: provider, Kind: "DigitalOceanNodeClass"},
-			&nodeclass.Controller{Kube: op.GetClient(), Provider: provider, Kind: "CivoNodeClass"},
-			cloudprovider.NewGarbageCollector(provider, opts.OrphanGrace, opts.OrphanGrace/10)).
-		Start(ctx)
+	// A NodeClass controller per cloud, whether or not it has a token: a NodeClass of a cloud
+	// without one is told so in its conditions.
+	var own []controller.Controller
+	for _, d := range clouds.Drivers() {
+		own = append(own, &nodeclass.Controller{Kube: op.GetClient(), Provider: provider, Kind: d.Kind})
+	}
+	own = append(own, cloudprovider.NewGarbageCollector(provider, opts.OrphanGrace, opts.OrphanGrace/10))
+	op.WithControllers(ctx, core...).WithControllers(ctx, own...).Start(ctx)
 }

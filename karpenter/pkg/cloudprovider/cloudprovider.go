@@ -1,5 +1,5 @@
-// Package cloudprovider is Karpenter's CloudProvider for DigitalOcean and Civo managed pools. A
-// NodeClaim's nodeClassRef kind names the cloud; its NodeClass names the cluster and sizes; the
+// Package cloudprovider is Karpenter's CloudProvider for the managed pools of the clouds in
+// clouds' table. A NodeClaim's nodeClassRef kind names the cloud; its NodeClass names the cluster and sizes; the
 // instance provider keeps its node in a marked pool of that cluster.
 package cloudprovider
 
@@ -34,7 +34,7 @@ const Name = "clusterplane"
 // CloudProvider is Karpenter's cloudprovider.CloudProvider.
 type CloudProvider struct {
 	kube client.Client
-	// clouds are the clouds with a token, by name ("digitalocean", "civo").
+	// clouds are the clouds with a token, by id.
 	clouds        map[string]clouds.Cloud
 	instanceTypes *instancetype.Provider
 	instances     *instance.Provider
@@ -64,9 +64,13 @@ func (c *CloudProvider) Instances() *instance.Provider { return c.instances }
 // Name is "clusterplane".
 func (c *CloudProvider) Name() string { return Name }
 
-// GetSupportedNodeClasses are DigitalOceanNodeClass, the default, and CivoNodeClass.
+// GetSupportedNodeClasses are every cloud's NodeClass, the table's first the default.
 func (c *CloudProvider) GetSupportedNodeClasses() []status.Object {
-	return []status.Object{&v1.DigitalOceanNodeClass{}, &v1.CivoNodeClass{}}
+	var out []status.Object
+	for _, d := range clouds.Drivers() {
+		out = append(out, d.NodeClass())
+	}
+	return out
 }
 
 // RepairPolicies replace a node whose kubelet has not been Ready for 10 minutes, as Karpenter's
@@ -80,13 +84,11 @@ func (c *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy {
 
 // NewNodeClass is an empty NodeClass of kind, nil for a kind the provider does not serve.
 func NewNodeClass(kind string) v1.NodeClass {
-	switch kind {
-	case "DigitalOceanNodeClass":
-		return &v1.DigitalOceanNodeClass{}
-	case "CivoNodeClass":
-		return &v1.CivoNodeClass{}
+	d, err := clouds.ByKind(kind)
+	if err != nil {
+		return nil
 	}
-	return nil
+	return d.NodeClass()
 }
 
 // nodeClass reads the NodeClass ref names.
@@ -143,7 +145,7 @@ func (c *CloudProvider) instanceTypesOf(ctx context.Context, nc v1.NodeClass) ([
 	if err != nil {
 		return nil, err
 	}
-	return instancetype.InstanceTypes(cloud.Name(), instancetype.Select(sizes, nc.NodeClassSpec().SizeSelectorTerms), cluster.Region), nil
+	return instancetype.InstanceTypes(cloud.Name(), instancetype.Select(sizes, nc.NodeClassSpec().SizeSelectorTerms), cluster.Region)
 }
 
 // cloudOf is the cloud whose providerID prefix providerID has.
@@ -168,19 +170,14 @@ func (c *CloudProvider) clusters(ctx context.Context) (map[string][]clouds.Clust
 		seen[key] = true
 		out[cloud] = append(out[cloud], clouds.Cluster{ID: st.ClusterID, Region: st.Region})
 	}
-	var dos v1.DigitalOceanNodeClassList
-	if err := c.kube.List(ctx, &dos); err != nil {
-		return nil, fmt.Errorf("list DigitalOceanNodeClasses: %w", err)
-	}
-	for _, nc := range dos.Items {
-		add(v1.CloudDigitalOcean, nc.Status)
-	}
-	var civos v1.CivoNodeClassList
-	if err := c.kube.List(ctx, &civos); err != nil {
-		return nil, fmt.Errorf("list CivoNodeClasses: %w", err)
-	}
-	for _, nc := range civos.Items {
-		add(v1.CloudCivo, nc.Status)
+	for _, d := range clouds.Drivers() {
+		list := d.NodeClasses()
+		if err := c.kube.List(ctx, list); err != nil {
+			return nil, fmt.Errorf("list %ses: %w", d.Kind, err)
+		}
+		for _, nc := range list.NodeClasses() {
+			add(d.ID, *nc.NodeClassStatus())
+		}
 	}
 	return out, nil
 }

@@ -51,7 +51,11 @@ func (c *CloudProvider) Create(ctx context.Context, claim *karpv1.NodeClaim) (*k
 		labels = map[string]string{}
 	}
 	labels[v1.LabelNodeClass] = nc.GetName()
-	pool := clouds.PoolSpec{Mark: clouds.Mark(kindOf(nc), nc.GetName(), spec.Hash()), Size: it.Name, Labels: labels, Tags: spec.Tags}
+	kind, err := clouds.KindOf(nc)
+	if err != nil {
+		return nil, err
+	}
+	pool := clouds.PoolSpec{Mark: clouds.Mark(kind, nc.GetName(), spec.Hash()), Size: it.Name, Labels: labels, Tags: spec.Tags}
 	for _, t := range spec.Taints {
 		pool.Taints = append(pool.Taints, clouds.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
 	}
@@ -63,13 +67,6 @@ func (c *CloudProvider) Create(ctx context.Context, claim *karpv1.NodeClaim) (*k
 	out.Annotations = withAnnotations(out.Annotations, map[string]string{
 		v1.AnnotationHash: spec.Hash(), v1.AnnotationHashVersion: v1.HashVersion})
 	return out, nil
-}
-
-func kindOf(nc v1.NodeClass) string {
-	if nc.Cloud() == v1.CloudCivo {
-		return "CivoNodeClass"
-	}
-	return "DigitalOceanNodeClass"
 }
 
 // toNodeClaim is a node as Karpenter's NodeClaim: its providerID, the instance type's single-valued

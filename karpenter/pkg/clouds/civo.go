@@ -7,8 +7,12 @@ import (
 	"maps"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
+	v1 "github.com/clusterplane/clusterplane/karpenter/pkg/apis/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
 )
@@ -21,32 +25,87 @@ const CivoMarkLabel = civo.KarpenterMarkLabel
 // controller manager writes it.
 const CivoProviderIDPrefix = "civo://"
 
-// Civo is Civo's Kubernetes API.
+// civoDriver is Civo as the provider serves it. Civo's nodes run k3s, which sets no kube-reserved
+// or system-reserved (k3s's kubelet arguments, docs.k3s.io/cli/agent, reserve nothing unless
+// given), so a Civo node keeps only the kubelet's eviction threshold (ReserveNothing).
+var civoDriver = Driver{
+	ID:               string(civo.ID),
+	Name:             "Civo",
+	Kind:             "CivoNodeClass",
+	NodeClass:        func() v1.NodeClass { return &v1.CivoNodeClass{} },
+	NodeClasses:      func() v1.NodeClassList { return &v1.CivoNodeClassList{} },
+	ProviderIDPrefix: CivoProviderIDPrefix,
+	Env:              civo.Env,
+	New:              func(base, token string) Cloud { return NewCivo(base, token) },
+	Reserve:          ReserveNothing,
+}
+
+// civoHours are the hours a month's price is spread over: Civo lists monthly prices of 730 hours
+// (civo.com/pricing). Karpenter only compares prices, so the choice matters only between sizes of
+// one cloud.
+const civoHours = 730
+
+// Civo is Civo's Kubernetes API: its clusters, regions and sizes through civo.Client, its pools
+// through Civo's one pool client (pkg/cloud/civo/pools), one a region, since Civo's pool calls are
+// per region.
 type Civo struct {
-	// api asks a refused read, resize or delete again; once sends each request once, for the
-	// creates that createPool must not have repeated unseen.
-	api, once *civo.Client
+	// api asks a refused read again.
+	api *civo.Client
+	// base and token make the pool clients.
+	base, token string
 	// host is the API's host, named in an error that got no answer.
 	host string
+
+	mu    sync.Mutex
+	pools map[string]*pools.Client
 }
 
 // NewCivo is Civo's API at base ("" is Civo's own) with token.
 func NewCivo(base, token string) *Civo {
+	if base == "" {
+		base = civo.Env.API
+	}
 	return &Civo{
 		api:  civo.New(base, token, civo.Options{Options: cloudapi.Options{Retry: retryRule}}),
-		once: civo.New(base, token, civo.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
-		host: apiHost(base, civo.Env.API),
+		base: base, token: token,
+		host:  apiHost(base, civo.Env.API),
+		pools: map[string]*pools.Client{},
 	}
 }
 
+// poolsIn is the pool client of region, made on first use. Its retries are the reads' rule
+// (retryRule's: three more after a 429 or a 5xx, from half a second); it sends a create again
+// only after a 429, which CreateOnce's look-and-send-again loop is for.
+func (c *Civo) poolsIn(region string) (*pools.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.pools[region]; ok {
+		return p, nil
+	}
+	p, err := pools.New(c.token, c.base, region, pools.WithRetries(4, 500*time.Millisecond, 2*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	c.pools[region] = p
+	return p, nil
+}
+
 // Name is "civo".
-func (c *Civo) Name() string { return "civo" }
+func (c *Civo) Name() string { return string(civo.ID) }
 
 // ProviderIDPrefix is civo://.
 func (c *Civo) ProviderIDPrefix() string { return CivoProviderIDPrefix }
 
 // Requests is how many requests went to Civo.
-func (c *Civo) Requests() int { return c.api.Requests() + c.once.Requests() }
+func (c *Civo) Requests() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.api.Requests()
+	for _, p := range c.pools {
+		n += p.Requests()
+	}
+	return n
+}
 
 // FindCluster looks in region, or in every region the account may use when region is "". Civo's
 // regions list spells codes in upper case (LON1), clusterplane in lower case (lon1); region is
@@ -175,22 +234,26 @@ func (c *Civo) Sizes(ctx context.Context, _ string) (_ []Size, err error) {
 // Pools are the cluster's pools; a pool's mark is read from its label.
 func (c *Civo) Pools(ctx context.Context, cl Cluster) (_ []Pool, err error) {
 	defer c.nameHost(&err)
-	pools, err := c.api.Pools(ctx, cl.Region, cl.ID)
+	api, err := c.poolsIn(cl.Region)
+	if err != nil {
+		return nil, err
+	}
+	all, err := api.List(ctx, cl.ID)
 	if cloudapi.IsNotFound(err) {
 		return nil, errors.Wrapf(ErrClusterNotFound, "Civo cluster %s", cl.ID)
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Pool, 0, len(pools))
-	for _, p := range pools {
-		pool := Pool{ID: p.ID, Name: p.ID, Size: p.Size, Count: int(p.Count)}
+	out := make([]Pool, 0, len(all))
+	for _, p := range all {
+		pool := Pool{ID: p.ID, Name: p.ID, Size: p.Size, Count: p.Count}
 		if m := p.Labels[CivoMarkLabel]; IsMark(m) {
 			pool.Mark = m
 		}
 		for _, in := range p.Instances {
-			pool.Nodes = append(pool.Nodes, Node{ID: in.ID, Name: in.Hostname, ProviderID: CivoProviderIDPrefix + in.ID,
-				Ready: in.Status == "ACTIVE", Going: in.Status == "DELETING"})
+			pool.Nodes = append(pool.Nodes, Node{ID: in.ID, Name: in.Name, ProviderID: CivoProviderIDPrefix + in.ID,
+				Ready: in.Status == pools.ReadyStatus, Going: in.Status == "DELETING"})
 		}
 		out = append(out, pool)
 	}
@@ -198,22 +261,26 @@ func (c *Civo) Pools(ctx context.Context, cl Cluster) (_ []Pool, err error) {
 }
 
 // CreatePool makes a pool whose id (its name in the cluster) is karpenter-<size>-<random>; the
-// provider finds its pools by their label, and only a create's retry (see createPool) looks for
-// that id too, next to the label.
+// provider finds its pools by their label, and only a create's retry (cloudapi.CreateOnce) looks
+// for that id too, next to the label.
 func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (_ Pool, err error) {
 	defer c.nameHost(&err)
+	api, err := c.poolsIn(cl.Region)
+	if err != nil {
+		return Pool{}, err
+	}
 	labels := maps.Clone(spec.Labels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
 	labels[CivoMarkLabel] = spec.Mark
-	req := civo.PoolRequest{ID: poolName(spec.Size), Size: spec.Size, Count: int32(spec.Count), Labels: labels}
+	req := pools.Spec{ClusterID: cl.ID, ID: poolName(spec.Size), Size: spec.Size, Count: spec.Count, Labels: labels}
 	for _, t := range spec.Taints {
-		req.Taints = append(req.Taints, civo.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+		req.Taints = append(req.Taints, pools.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	find := func(ctx context.Context) (Pool, bool, error) { return findPool(ctx, c, cl, spec.Mark, req.ID) }
 	send := func(ctx context.Context) (Pool, error) {
-		if err := c.once.CreatePool(ctx, cl.Region, cl.ID, req); err != nil {
+		if err := api.Post(ctx, req); err != nil {
 			return Pool{}, err
 		}
 		p, ok, err := find(ctx)
@@ -225,26 +292,37 @@ func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (_ Poo
 		}
 		return p, nil
 	}
-	return createPool(ctx, send, find)
+	return cloudapi.CreateOnce(ctx, send, find)
 }
 
 // ResizePool sets the pool's count.
 func (c *Civo) ResizePool(ctx context.Context, cl Cluster, p Pool, count int) (err error) {
 	defer c.nameHost(&err)
-	_, err = c.api.ResizePool(ctx, cl.Region, cl.ID, p.ID, int32(count))
-	return err
+	api, err := c.poolsIn(cl.Region)
+	if err != nil {
+		return err
+	}
+	return api.Resize(ctx, cl.ID, p.ID, count)
 }
 
 // DeleteNode deletes the pool's instance.
 func (c *Civo) DeleteNode(ctx context.Context, cl Cluster, p Pool, n Node) (err error) {
 	defer c.nameHost(&err)
-	return notFound(c.api.DeleteInstance(ctx, cl.Region, cl.ID, p.ID, n.ID))
+	api, err := c.poolsIn(cl.Region)
+	if err != nil {
+		return err
+	}
+	return notFound(api.DeleteInstance(ctx, cl.ID, p.ID, n.ID))
 }
 
 // DeletePool deletes the pool.
 func (c *Civo) DeletePool(ctx context.Context, cl Cluster, p Pool) (err error) {
 	defer c.nameHost(&err)
-	return notFound(c.api.DeletePool(ctx, cl.Region, cl.ID, p.ID))
+	api, err := c.poolsIn(cl.Region)
+	if err != nil {
+		return err
+	}
+	return notFound(api.Remove(ctx, cl.ID, p.ID))
 }
 
 // poolName is a new pool's name: karpenter-<size, dots as dashes>-<8 random hex>, within the 63

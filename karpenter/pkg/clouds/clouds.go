@@ -1,18 +1,19 @@
-// Package clouds is what the provider asks of a cloud, the same for DigitalOcean and Civo: find a
-// cluster, list the sizes a region offers for Kubernetes, and read and write the node pools the
-// provider owns. Each cloud's calls go through clusterplane's own clients (pkg/cloud/digitalocean,
-// pkg/cloud/civo), so their retries, pacing and errors that never quote a token hold here too.
+// Package clouds is what the provider asks of a cloud, the same for every cloud: find a cluster,
+// list the sizes a region offers for Kubernetes, and read and write the node pools the provider
+// owns (Cloud); and what it knows of each cloud beside (Driver: its NodeClass kind, providerIDs,
+// token, reservation). Each cloud is one file here and one line in the table (drivers.go). Its
+// calls go through clusterplane's own clients (pkg/cloud/<cloud>), so their retries, pacing and
+// errors that never quote a token hold here too.
 package clouds
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
+	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
@@ -75,7 +76,7 @@ type Taint struct {
 
 // Cloud is one cloud's API with one token.
 type Cloud interface {
-	// Name is "digitalocean" or "civo".
+	// Name is the cloud's id, its Driver's.
 	Name() string
 	// FindCluster finds the cluster by id or by name; region narrows a Civo search (every
 	// region when ""). A cluster that is not there is ErrClusterNotFound.
@@ -112,52 +113,41 @@ const (
 	ErrClusterAmbiguous = sentinel("more than one cluster has that name")
 )
 
-// markPart is the length of each part of a mark, in hexadecimal characters.
-const markPart = 12
-
-// Mark is what the provider's pools of a NodeClass with a given spec carry: the NodeClass's
-// digest (its kind and name) and the spec's hash, "<12 hex>-<12 hex>", a valid DigitalOcean tag
-// part and Kubernetes label value. A pool per (NodeClass, size, spec): nodes of a changed spec go
-// into new pools with the new labels and taints, and the old pools empty as their nodes are
-// replaced.
+// Mark is what the provider's pools of a NodeClass with a given spec carry: a rotation.Mark (the
+// one mark of clusterplane's pools) of the NodeClass's digest (its kind and name) and the spec's
+// hash, "<12 hex>-<12 hex>", a valid DigitalOcean tag part and Kubernetes label value. A pool per
+// (NodeClass, size, spec): nodes of a changed spec go into new pools with the new labels and
+// taints, and the old pools empty as their nodes are replaced. The provider's tag prefix and
+// label differ from rotations', so neither takes the other's pools.
 func Mark(kind, name, specHash string) string {
-	sum := sha256.Sum256([]byte("clusterplane karpenter nodeclass\x00" + kind + "\x00" + name))
-	h := sha256.Sum256([]byte(specHash))
-	return hex.EncodeToString(sum[:])[:markPart] + "-" + hex.EncodeToString(h[:])[:markPart]
-}
-
-// NodeClassOf is the NodeClass part of a mark.
-func NodeClassOf(mark string) string {
-	nc, _, _ := strings.Cut(mark, "-")
-	return nc
+	return rotation.Mark{Stack: rotation.Digest("clusterplane karpenter nodeclass\x00" + kind + "\x00" + name),
+		ID: rotation.Digest(specHash)}.String()
 }
 
 // IsMark tells whether s is a mark as Mark writes it.
 func IsMark(s string) bool {
-	a, b, ok := strings.Cut(s, "-")
-	return ok && isHex(a) && isHex(b)
+	_, ok := rotation.ParseMark(s)
+	return ok
 }
 
-func isHex(s string) bool {
-	if len(s) != markPart {
-		return false
+// retryRule is the retry of the clouds' reads, resizes and deletes: asking them again does no
+// harm (a resize sets an absolute count). Creates are never asked again by it: each cloud's
+// create goes through cloudapi.CreateOnce, which looks for the pool before it sends again.
+var retryRule = cloudapi.Backoff(3, 500*time.Millisecond)
+
+// findPool is the cluster's pool carrying mark and named name, the one a create made.
+func findPool(ctx context.Context, cloud Cloud, c Cluster, mark, name string) (Pool, bool, error) {
+	pools, err := cloud.Pools(ctx, c)
+	if err != nil {
+		return Pool{}, false, err
 	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
+	for _, p := range pools {
+		if p.Mark == mark && p.Name == name {
+			return p, true, nil
 		}
 	}
-	return true
+	return Pool{}, false, nil
 }
-
-// The hours a month's price is spread over: DigitalOcean bills a node by the hour up to 672 hours
-// (28 days) a month (docs.digitalocean.com/products/kubernetes/details/pricing); Civo lists
-// monthly prices of 730 hours (civo.com/pricing). Karpenter only compares prices, so the choice
-// matters only between sizes of one cloud.
-const (
-	digitalOceanHours = 672
-	civoHours         = 730
-)
 
 // apiHost is the host of the API at base (own when base is ""): only the host, since the URL may
 // carry credentials (user:password@) or a path with a key, which errors must never quote.

@@ -145,3 +145,17 @@ func TestACivoClusterNameHeldInTwoRegionsIsFoundOnlyWithItsRegion(t *testing.T) 
 		})
 	}
 }
+
+// The provider finds its pools by their mark: a mark written any other way than before would
+// leave every pool it made earlier to no NodeClass, billed until someone deletes it by hand.
+func TestAMarkIsWrittenAsThePoolsInTheCloudCarryIt(t *testing.T) {
+	// sha256("clusterplane karpenter nodeclass\x00DigitalOceanNodeClass\x00default")[:12], then
+	// sha256("spec")[:12].
+	const want = "d338a3dd768d-d4f02eaafd1a"
+	if got := clouds.Mark("DigitalOceanNodeClass", "default", "spec"); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if !clouds.IsMark(want) || clouds.IsMark("d338a3dd768d") || clouds.IsMark("D338A3DD768D-D4F02EAAFD1A") {
+		t.Error("IsMark takes a mark alone, in lower case")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	v1 "github.com/clusterplane/clusterplane/karpenter/pkg/apis/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/pkg/errors"
@@ -20,11 +21,36 @@ const DigitalOceanMarkTag = digitalocean.KarpenterMarkTag
 // cloud controller manager writes it.
 const DigitalOceanProviderIDPrefix = "digitalocean://"
 
+// digitalOceanDriver is DigitalOcean as the provider serves it.
+//
+// DOKS reserves memory and CPU for its kubelet and system daemons, by a table per node memory in
+// DigitalOcean's documentation ("Allocatable memory", docs.digitalocean.com/products/kubernetes/
+// details/limits) that its API does not return: the provider reserves by GKE's published formula
+// instead (ReserveGKEFormula). It is an estimate, not DigitalOcean's table, and errs high on
+// purpose: reserving too much only makes Karpenter pick a size up, reserving too little leaves
+// pods pending on a node Karpenter thought would fit them.
+var digitalOceanDriver = Driver{
+	ID:               string(digitalocean.ID),
+	Name:             "DigitalOcean",
+	Kind:             "DigitalOceanNodeClass",
+	NodeClass:        func() v1.NodeClass { return &v1.DigitalOceanNodeClass{} },
+	NodeClasses:      func() v1.NodeClassList { return &v1.DigitalOceanNodeClassList{} },
+	ProviderIDPrefix: DigitalOceanProviderIDPrefix,
+	Env:              digitalocean.Env,
+	New:              func(base, token string) Cloud { return NewDigitalOcean(base, token) },
+	Reserve:          ReserveGKEFormula,
+}
+
+// digitalOceanHours are the hours a month's price is spread over: DigitalOcean bills a node by
+// the hour up to 672 hours (28 days) a month (docs.digitalocean.com/products/kubernetes/details/
+// pricing). Karpenter only compares prices, so the choice matters only between sizes of one cloud.
+const digitalOceanHours = 672
+
 // DigitalOcean is DigitalOcean's Kubernetes API.
 type DigitalOcean struct {
-	// api asks a refused read, resize or delete again; once sends each request once, for the
-	// creates that createPool must not have repeated unseen.
-	api, once *digitalocean.Client
+	// api asks a refused read, resize or delete again, and sends a create once (cloudapi.CreateOnce
+	// decides whether to send it again).
+	api *digitalocean.Client
 	// host is the API's host, named in an error that got no answer.
 	host string
 }
@@ -33,19 +59,18 @@ type DigitalOcean struct {
 func NewDigitalOcean(base, token string) *DigitalOcean {
 	return &DigitalOcean{
 		api:  digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: retryRule}}),
-		once: digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
 		host: apiHost(base, digitalocean.Env.API),
 	}
 }
 
 // Name is "digitalocean".
-func (d *DigitalOcean) Name() string { return "digitalocean" }
+func (d *DigitalOcean) Name() string { return string(digitalocean.ID) }
 
 // ProviderIDPrefix is digitalocean://.
 func (d *DigitalOcean) ProviderIDPrefix() string { return DigitalOceanProviderIDPrefix }
 
 // Requests is how many requests went to DigitalOcean.
-func (d *DigitalOcean) Requests() int { return d.api.Requests() + d.once.Requests() }
+func (d *DigitalOcean) Requests() int { return d.api.Requests() }
 
 // FindCluster reads the cluster by id, or walks the account's clusters for its name.
 func (d *DigitalOcean) FindCluster(ctx context.Context, id, name, _ string) (_ Cluster, err error) {
@@ -178,7 +203,7 @@ func doPool(p digitalocean.NodePool) Pool {
 }
 
 // CreatePool makes a pool named karpenter-<size>-<random>: DigitalOcean wants names unique in a
-// cluster. The name is kept if the create is sent again (see createPool), so that a repeat of a
+// cluster. The name is kept if the create is sent again (see cloudapi.CreateOnce), so that a repeat of a
 // create the cloud did carry out cannot make a second pool; otherwise pools are found by mark.
 func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec) (_ Pool, err error) {
 	defer d.nameHost(&err)
@@ -188,13 +213,13 @@ func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec)
 		req.Taints = append(req.Taints, digitalocean.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	send := func(ctx context.Context) (Pool, error) {
-		p, err := d.once.CreatePool(ctx, c.ID, req)
+		p, err := d.api.CreatePool(ctx, c.ID, req)
 		if err != nil {
 			return Pool{}, err
 		}
 		return doPool(p), nil
 	}
-	return createPool(ctx, send, func(ctx context.Context) (Pool, bool, error) {
+	return cloudapi.CreateOnce(ctx, send, func(ctx context.Context) (Pool, bool, error) {
 		return findPool(ctx, d, c, spec.Mark, req.Name)
 	})
 }

@@ -8,20 +8,20 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/clusterplane/clusterplane/karpenter/pkg/cloudprovider"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instancetype"
-	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"sigs.k8s.io/karpenter/pkg/operator/options"
 	"sigs.k8s.io/karpenter/pkg/utils/env"
 )
 
 // Options are the provider's own flags, each with an environment variable, beside Karpenter
 // core's. The clouds' tokens are not flags: a flag shows in the process list, so they come from
-// the environment alone (DIGITALOCEAN_TOKEN, CIVO_TOKEN, set from a Secret by the chart).
+// the environment alone (each cloud's token variable, its Driver's, set from a Secret by the
+// chart).
 type Options struct {
 	// SizesMaxAge is how long a region's sizes and prices are kept.
 	SizesMaxAge time.Duration
@@ -42,7 +42,7 @@ type optionsKey struct{}
 // which no flag shows.
 func (o *Options) AddFlags(fs *options.FlagSet) {
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageHeader)
+		fmt.Fprint(fs.Output(), usageHeader(clouds.Drivers()))
 		fs.PrintDefaults()
 	}
 	fs.DurationVar(&o.SizesMaxAge, "sizes-max-age", env.WithDefaultDuration("SIZES_MAX_AGE", instancetype.DefaultMaxAge),
@@ -77,17 +77,24 @@ func (o *Options) Parse(fs *options.FlagSet, args ...string) error {
 	return nil
 }
 
-// usageHeader opens --help: Karpenter names its flag set "karpenter".
-const usageHeader = `Usage of karpenter-clusterplane: Karpenter's operator with clusterplane's provider for
-DigitalOcean and Civo managed node pools.
+// usageHeader opens --help, naming the clouds and their variables: Karpenter names its flag set
+// "karpenter".
+func usageHeader(ds []clouds.Driver) string {
+	var names, tokens, urls []string
+	for _, d := range ds {
+		names, tokens, urls = append(names, d.Name), append(tokens, d.Env.TokenEnv), append(urls, d.Env.URLEnv)
+	}
+	return fmt.Sprintf(`Usage of karpenter-clusterplane: Karpenter's operator with clusterplane's provider for
+%s managed node pools.
 
-The clouds' tokens come from the environment only, never from a flag: DIGITALOCEAN_TOKEN and/or
-CIVO_TOKEN (the chart sets them from a Secret). DIGITALOCEAN_API_URL and CIVO_API_URL point the
-provider at another API. Out of a cluster, give --leader-election-namespace
-(LEADER_ELECTION_NAMESPACE) or --disable-leader-election (DISABLE_LEADER_ELECTION=true).
+The clouds' tokens come from the environment only, never from a flag: %s (one at
+least; the chart sets them from a Secret). %s point the provider at another API. Out
+of a cluster, give --leader-election-namespace (LEADER_ELECTION_NAMESPACE) or
+--disable-leader-election (DISABLE_LEADER_ELECTION=true).
 
 Flags:
-`
+`, strings.Join(names, ", "), strings.Join(tokens, ", "), strings.Join(urls, ", "))
+}
 
 // inClusterNamespace is the file a pod's service account mounts; controller-runtime reads the
 // leader election's namespace from it when none is given.
@@ -123,20 +130,20 @@ func FromContext(ctx context.Context) *Options {
 	return o
 }
 
-// Clouds are the clouds getenv gives a token for, each at its API URL from getenv
-// (DIGITALOCEAN_API_URL, CIVO_API_URL: the names clusterplane reads) or its own. None is an
-// error: the operator would have nothing to do.
+// Clouds are the clouds getenv gives a token for, in the table's order, each at its API URL from
+// getenv (its Driver's variable: the name clusterplane reads) or its own. None is an error: the
+// operator would have nothing to do.
 func Clouds(getenv func(string) string) ([]clouds.Cloud, error) {
 	var out []clouds.Cloud
-	if token := getenv(digitalocean.Env.TokenEnv); token != "" {
-		out = append(out, clouds.NewDigitalOcean(getenv(digitalocean.Env.URLEnv), token))
-	}
-	if token := getenv(civo.Env.TokenEnv); token != "" {
-		out = append(out, clouds.NewCivo(getenv(civo.Env.URLEnv), token))
+	var names []string
+	for _, d := range clouds.Drivers() {
+		names = append(names, d.Env.TokenEnv)
+		if token := getenv(d.Env.TokenEnv); token != "" {
+			out = append(out, d.New(getenv(d.Env.URLEnv), token))
+		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("neither %s nor %s is set: the provider needs a token of at least one cloud",
-			digitalocean.Env.TokenEnv, civo.Env.TokenEnv)
+		return nil, fmt.Errorf("none of %s is set: the provider needs a token of at least one cloud", strings.Join(names, ", "))
 	}
 	return out, nil
 }

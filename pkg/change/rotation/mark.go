@@ -7,17 +7,21 @@ import (
 	"strings"
 )
 
-// A mark is what the pools a rotation creates carry in the cloud (DigitalOcean: a tag; Civo: a
-// node label): the stack the rotation belongs to and the rotation's id, as
-// "<stack digest>-<rotation id>". Both parts are 12 lowercase hexadecimal characters, so that a
-// mark is a valid DigitalOcean tag and a valid Kubernetes label value on any cloud. The stack is
-// named by a digest of its key (<project>/<stack>) because stack names may hold characters that
+// A mark is what the pools clusterplane creates carry in the cloud (DigitalOcean: a tag; Civo: a
+// node label), under a prefix or label of the maker's own: who owns the pool and which of the
+// owner's makings it is, as "<owner digest>-<id>". Both parts are 12 lowercase hexadecimal
+// characters, so that a mark is a valid DigitalOcean tag and a valid Kubernetes label value on
+// any cloud. The owner is named by a digest (Digest) because its name may hold characters that
 // neither tags nor labels allow.
 //
-// With the mark, a resume, a roll-back or a second runner finds exactly the pools the rotation
-// made, and drift and status find a pool a rotation left behind (an orphan) as the stack's.
+// A rotation's pools carry the stack the rotation belongs to and the rotation's id: with the
+// mark, a resume, a roll-back or a second runner finds exactly the pools the rotation made, and
+// drift and status find a pool a rotation left behind (an orphan) as the stack's. The Karpenter
+// provider's pools carry their NodeClass and the digest of its spec (karpenter/pkg/clouds' Mark).
 type Mark struct {
-	// Stack is StackDigest of the stack's key; ID the rotation's id (State.ID).
+	// Stack is the owner's digest: StackDigest of the stack's key for a rotation (the Karpenter
+	// provider's NodeClass digest for its pools); ID the rotation's id (State.ID), or the digest
+	// of the NodeClass's spec.
 	Stack, ID string
 }
 
@@ -31,8 +35,11 @@ func NewID() string {
 }
 
 // StackDigest names a stack (by its key, <project>/<stack>) in a mark.
-func StackDigest(key string) string {
-	sum := sha256.Sum256([]byte("clusterplane stack\x00" + key))
+func StackDigest(key string) string { return Digest("clusterplane stack\x00" + key) }
+
+// Digest is a mark's part naming s: the first 12 hexadecimal characters of its SHA-256.
+func Digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])[:markPart]
 }
 

@@ -36,8 +36,6 @@ type Pool struct {
 	Labels           map[string]string `json:"labels"`
 	Taints           []Taint           `json:"taints"`
 	PublicIPNodePool bool              `json:"public_ip_node_pool"`
-	// Instances are the pool's nodes (pools.go), read by the Karpenter provider.
-	Instances []Instance `json:"instances"`
 }
 
 // Taint is a Kubernetes taint on a pool's nodes, the same type as DigitalOcean's pools have.

@@ -239,11 +239,17 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s %s: HTTP %d %s", e.Method, e.Path, e.Status, e.Message)
 }
 
-// StatusOf is the HTTP status of the API's refusal in err; 0 when err is none.
+// StatusOf is the HTTP status of the API's refusal in err; 0 when err is none. A cloud's own
+// client whose errors say their status (HTTPStatus, as pkg/cloud/civo/pools's do) is read too, so
+// that a caller tells a refusal from no answer the same way over either client.
 func StatusOf(err error) int {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Status
+	}
+	var s interface{ HTTPStatus() int }
+	if errors.As(err, &s) {
+		return s.HTTPStatus()
 	}
 	return 0
 }

@@ -49,7 +49,11 @@ type Options struct {
 
 // Client is DigitalOcean's API with one token. It is safe for concurrent use.
 type Client struct {
-	api      *cloudapi.Client
+	api *cloudapi.Client
+	// once sends each request once, whatever the retry rule: a pool's create, which the cloud can
+	// carry out and still answer 5xx, is never sent again unseen (the caller finds what it made
+	// by its mark before it creates again).
+	once     *cloudapi.Client
 	maxPages int
 }
 
@@ -61,11 +65,14 @@ func New(base, token string, o Options) *Client {
 	if o.MaxPages <= 0 {
 		o.MaxPages = DefaultMaxPages
 	}
-	return &Client{api: cloudapi.New(base, cloudapi.Bearer(token), o.Options), maxPages: o.MaxPages}
+	once := o.Options
+	once.Retry = cloudapi.Never
+	return &Client{api: cloudapi.New(base, cloudapi.Bearer(token), o.Options),
+		once: cloudapi.New(base, cloudapi.Bearer(token), once), maxPages: o.MaxPages}
 }
 
 // Requests is how many requests went to DigitalOcean, retries included.
-func (c *Client) Requests() int { return c.api.Requests() }
+func (c *Client) Requests() int { return c.api.Requests() + c.once.Requests() }
 
 // pages is the one pager of DigitalOcean's lists: it reads path page by page, PerPage items a
 // page, and hands each page's items (decoded from the answer's key) to each. It stops after the

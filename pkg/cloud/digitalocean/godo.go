@@ -12,20 +12,14 @@ import (
 var ErrTokenRefused = errors.New("401, the token was refused")
 
 // The calls clusterplane makes through godo, DigitalOcean's own client (a client Godo
-// built): the sizes' prices and a rotation's pools, whose reads keep godo's retries after a 429
-// or a 5xx. Their lists go through godoPages, this package's one godo pager.
+// built): the sizes' prices, whose reads keep godo's retries after a 429 or a 5xx. Their lists go
+// through godoPages, this package's one godo pager. Pools are read and written through Client
+// (pools.go) alone.
 
 // Sizes are every Droplet size DigitalOcean lists, with its monthly price.
 func Sizes(ctx context.Context, client *godo.Client) ([]godo.Size, error) {
 	return godoPages(func(opt *godo.ListOptions) ([]godo.Size, *godo.Response, error) {
 		return client.Sizes.List(ctx, opt)
-	})
-}
-
-// GodoNodePools are every node pool of the cluster, read through godo.
-func GodoNodePools(ctx context.Context, client *godo.Client, cluster string) ([]*godo.KubernetesNodePool, error) {
-	return godoPages(func(opt *godo.ListOptions) ([]*godo.KubernetesNodePool, *godo.Response, error) {
-		return client.Kubernetes.ListNodePools(ctx, cluster, opt)
 	})
 }
 

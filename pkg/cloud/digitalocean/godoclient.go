@@ -11,18 +11,16 @@ import (
 )
 
 // Godo is a godo client of DigitalOcean's API at base (godo's own, DigitalOcean's, when "") with
-// token: for the calls clusterplane makes through DigitalOcean's own SDK (a pool rotation, the
-// sizes' prices) rather than Do. godo's default HTTP client has no timeout, so each request gets
-// timeout.
+// token: for the calls clusterplane makes through DigitalOcean's own SDK (the sizes' prices)
+// rather than Do. Pools are not among them: they are read and written through Client alone
+// (pools.go), whose creates are sent once. godo's default HTTP client has no timeout, so each
+// request gets timeout.
 //
 // godo.NewFromToken asks again, up to 4 times, after a 429 or a 5xx, whatever the method
 // (go-retryablehttp's DefaultRetryPolicy): a create the cloud carried out but answered 500 for
-// would be made again, a second surge pool that no record holds. A POST is therefore sent once,
-// its failure returned: the caller finds what it made by its mark (a rotation) before it
-// creates again. Reads, updates and deletes keep godo's retries. The Karpenter provider's creates
-// (karpenter/pkg/clouds, createPool) go through cloudapi clients with cloudapi.Never instead, and
-// look for the pool by its mark before sending again in the same call: Karpenter has no user who
-// runs up again. This transport stays for godo, whose retries live in its own HTTP client.
+// would be made again. A POST is therefore sent once, its failure returned, as Client sends its
+// creates. Reads, updates and deletes keep godo's retries. This transport stays for godo, whose
+// retries live in its own HTTP client.
 func Godo(token, base string, timeout time.Duration) (*godo.Client, error) {
 	c := godo.NewFromToken(token)
 	c.HTTPClient = &http.Client{Transport: postOnce{retrying: c.HTTPClient.Transport, once: http.DefaultTransport,

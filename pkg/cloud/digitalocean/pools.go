@@ -8,12 +8,12 @@ import (
 	"github.com/pkg/errors"
 )
 
-// The writes on a cluster's node pools that clusterplane's Karpenter provider (karpenter/) makes:
-// it owns pools it creates, grows them one node at a time and removes exactly the node Karpenter
-// gives up. The paths and bodies are DigitalOcean's API reference's (Kubernetes: "Add a Node Pool
-// to a Kubernetes Cluster", "Update a Node Pool", "Delete a Node in a Kubernetes Cluster", "Delete
-// a Node Pool"), as godo v1.236.0 sends them (kubernetes.go: CreateNodePool, UpdateNodePool,
-// DeleteNode, DeleteNodePool).
+// The writes on a cluster's node pools, DigitalOcean's one pool client: a rotation's (rotation.go)
+// and clusterplane's Karpenter provider's (karpenter/), which owns pools it creates, grows them
+// one node at a time and removes exactly the node Karpenter gives up. The paths and bodies are
+// DigitalOcean's API reference's (Kubernetes: "Add a Node Pool to a Kubernetes Cluster", "Update a
+// Node Pool", "Delete a Node in a Kubernetes Cluster", "Delete a Node Pool"), as godo v1.236.0
+// sends them (kubernetes.go: CreateNodePool, UpdateNodePool, DeleteNode, DeleteNodePool).
 
 // Node is one node of a pool: its id within DOKS, its name (the Kubernetes node's) and the
 // Droplet behind it, whose id is the node's providerID (digitalocean://<droplet id>).
@@ -30,21 +30,24 @@ type NodeStatus struct {
 }
 
 // PoolRequest is a new node pool: DigitalOcean chooses its id; its name must be unique in the
-// cluster.
+// cluster. AutoScale, MinNodes and MaxNodes are sent only for an autoscaled pool.
 type PoolRequest struct {
-	Name   string            `json:"name"`
-	Size   string            `json:"size"`
-	Count  int32             `json:"count"`
-	Tags   []string          `json:"tags,omitempty"`
-	Labels map[string]string `json:"labels,omitempty"`
+	Name      string            `json:"name"`
+	Size      string            `json:"size"`
+	Count     int32             `json:"count"`
+	AutoScale bool              `json:"auto_scale,omitempty"`
+	MinNodes  int32             `json:"min_nodes,omitempty"`
+	MaxNodes  int32             `json:"max_nodes,omitempty"`
+	Tags      []string          `json:"tags,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
 	// Taints is sent as a list even when empty: the API reads a missing list as "none" too, and
 	// one form is simpler to test.
 	Taints []Taint `json:"taints"`
 }
 
 // CreatePool adds a pool to the cluster and returns it as DigitalOcean answers (its nodes
-// provisioning). A create is not asked again after a failure: DigitalOcean may have made the pool,
-// and a caller that finds its pools by a tag finds it on its next read.
+// provisioning). A create is sent once, whatever the client's retry rule: DigitalOcean may have
+// made the pool, and a caller that finds its pools by a tag finds it on its next read.
 func (c *Client) CreatePool(ctx context.Context, clusterID string, req PoolRequest) (NodePool, error) {
 	if req.Taints == nil {
 		req.Taints = []Taint{}
@@ -52,7 +55,7 @@ func (c *Client) CreatePool(ctx context.Context, clusterID string, req PoolReque
 	var answer struct {
 		Pool NodePool `json:"node_pool"`
 	}
-	if err := c.api.Do(ctx, http.MethodPost, clusterPath(clusterID)+"/node_pools", req, &answer); err != nil {
+	if err := c.once.Do(ctx, http.MethodPost, clusterPath(clusterID)+"/node_pools", req, &answer); err != nil {
 		return NodePool{}, errors.Wrapf(err, "create a %s node pool in DigitalOcean cluster %s", req.Size, clusterID)
 	}
 	return answer.Pool, nil
@@ -74,14 +77,45 @@ func (c *Client) Pool(ctx context.Context, clusterID, poolID string) (NodePool, 
 // terraform-provider-digitalocean's update always does, and the API reference lists name and count
 // as the update's required fields.
 func (c *Client) ResizePool(ctx context.Context, clusterID, poolID, name string, count int32) (NodePool, error) {
-	body := map[string]any{"name": name, "count": count}
+	p, err := c.update(ctx, clusterID, poolID, PoolUpdate{Name: name, Count: count})
+	if err != nil {
+		return NodePool{}, errors.Wrapf(err, "resize node pool %s of DigitalOcean cluster %s to %d", poolID, clusterID, count)
+	}
+	return p, nil
+}
+
+// PoolUpdate is an update of a pool: its name and count, which the API requires, and its tags
+// when they change (none sent leaves them as they are).
+type PoolUpdate struct {
+	Name  string   `json:"name"`
+	Count int32    `json:"count"`
+	Tags  []string `json:"tags,omitempty"`
+}
+
+// UpdatePool updates the pool in place.
+func (c *Client) UpdatePool(ctx context.Context, clusterID, poolID string, u PoolUpdate) (NodePool, error) {
+	p, err := c.update(ctx, clusterID, poolID, u)
+	if err != nil {
+		return NodePool{}, errors.Wrapf(err, "update node pool %s of DigitalOcean cluster %s", poolID, clusterID)
+	}
+	return p, nil
+}
+
+func (c *Client) update(ctx context.Context, clusterID, poolID string, u PoolUpdate) (NodePool, error) {
 	var answer struct {
 		Pool NodePool `json:"node_pool"`
 	}
-	if err := c.api.Do(ctx, http.MethodPut, poolPath(clusterID, poolID), body, &answer); err != nil {
-		return NodePool{}, errors.Wrapf(err, "resize node pool %s of DigitalOcean cluster %s to %d", poolID, clusterID, count)
+	err := c.api.Do(ctx, http.MethodPut, poolPath(clusterID, poolID), u, &answer)
+	return answer.Pool, err
+}
+
+// TagPool sets the pool's tags and nothing else: the body holds the tags alone, so the pool's
+// name, count, labels and taints stay as they are.
+func (c *Client) TagPool(ctx context.Context, clusterID, poolID string, tags []string) error {
+	if err := c.api.Do(ctx, http.MethodPut, poolPath(clusterID, poolID), map[string]any{"tags": tags}, nil); err != nil {
+		return errors.Wrapf(err, "tag node pool %s of DigitalOcean cluster %s", poolID, clusterID)
 	}
-	return answer.Pool, nil
+	return nil
 }
 
 // DeleteNode deletes one node of a pool without a replacement (replace=0), which lowers the pool's

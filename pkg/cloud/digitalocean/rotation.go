@@ -9,15 +9,14 @@ package digitalocean
 
 import (
 	"context"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 )
 
@@ -34,13 +33,14 @@ const GoneTimeout = 10 * time.Minute
 // a variable so that tests need not wait.
 var Poll = 2 * time.Second
 
-// Pools is DigitalOcean's pool API for cluster Cluster.
+// Pools is DigitalOcean's pool API for cluster Cluster, over DigitalOcean's one pool client
+// (pools.go), whose create is sent once.
 type Pools struct {
-	Client  *godo.Client
+	Client  *Client
 	Cluster string
 	// New is how the surge pool is created, as the kind's module would create the pool: size,
 	// count or autoscaling bounds, labels, taints, tags. Create sets its name.
-	New godo.KubernetesNodePoolCreateRequest
+	New PoolRequest
 	// DefaultPool: the pool rotated is the cluster's default pool. Rename then also tags the new
 	// pool defaultpool.Tag, which the DigitalOcean provider's read of the cluster looks for among
 	// the cluster's pools (resourceDigitalOceanKubernetesClusterRead in
@@ -51,23 +51,22 @@ type Pools struct {
 }
 
 // Named is the cluster's pool of that name, nil when there is none (names are unique in a cluster).
-func (p Pools) Named(ctx context.Context, name string) (*godo.KubernetesNodePool, error) {
+func (p Pools) Named(ctx context.Context, name string) (*NodePool, error) {
 	list, err := p.pools(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, pool := range list {
-		if pool.Name == name {
-			return pool, nil
+	for i := range list {
+		if list[i].Name == name {
+			return &list[i], nil
 		}
 	}
 	return nil, nil
 }
 
 // pools are every pool of the cluster.
-func (p Pools) pools(ctx context.Context) ([]*godo.KubernetesNodePool, error) {
-	list, err := GodoNodePools(ctx, p.Client, p.Cluster)
-	return list, errors.Wrapf(err, "list the node pools of cluster %s", p.Cluster)
+func (p Pools) pools(ctx context.Context) ([]NodePool, error) {
+	return p.Client.NodePools(ctx, p.Cluster)
 }
 
 // Tagged is the id of the cluster's pool that carries defaultpool.Tag: the default pool as the
@@ -115,7 +114,7 @@ func (p Pools) Create(ctx context.Context, name, mark string) (string, error) {
 	// would find two default pools.
 	req.Tags = slices.DeleteFunc(slices.Clone(req.Tags), func(t string) bool { return t == defaultpool.Tag })
 	req.Tags = append(req.Tags, MarkTag+mark)
-	pool, _, err := p.Client.Kubernetes.CreateNodePool(ctx, p.Cluster, &req)
+	pool, err := p.Client.CreatePool(ctx, p.Cluster, req)
 	if err != nil {
 		return "", errors.Wrapf(err, "create node pool %s in cluster %s", name, p.Cluster)
 	}
@@ -144,15 +143,15 @@ func (p Pools) Marked(ctx context.Context) ([]rotation.MarkedPool, error) {
 // Delete deletes the pool and waits until DigitalOcean no longer lists it, so that its name is
 // free for the surge pool's rename.
 func (p Pools) Delete(ctx context.Context, id string) error {
-	resp, err := p.Client.Kubernetes.DeleteNodePool(ctx, p.Cluster, id)
-	if err != nil && !NotFound(resp) {
+	err := p.Client.DeletePool(ctx, p.Cluster, id)
+	if err != nil && !cloudapi.IsNotFound(err) {
 		return errors.Wrapf(err, "delete node pool %s of cluster %s", id, p.Cluster)
 	}
 	ctx, cancel := context.WithTimeout(ctx, GoneTimeout)
 	defer cancel()
 	for {
-		_, resp, err := p.Client.Kubernetes.GetNodePool(ctx, p.Cluster, id)
-		if NotFound(resp) {
+		_, err := p.Client.Pool(ctx, p.Cluster, id)
+		if cloudapi.IsNotFound(err) {
 			return nil
 		}
 		if err != nil && ctx.Err() == nil {
@@ -169,7 +168,7 @@ func (p Pools) Delete(ctx context.Context, id string) error {
 // Rename renames the pool in place; DigitalOcean's update takes the pool's count with its name.
 // It drops the rotation's mark tag, and for the default pool adds defaultpool.Tag.
 func (p Pools) Rename(ctx context.Context, id, name string) error {
-	pool, _, err := p.Client.Kubernetes.GetNodePool(ctx, p.Cluster, id)
+	pool, err := p.Client.Pool(ctx, p.Cluster, id)
 	if err != nil {
 		return errors.Wrapf(err, "read node pool %s of cluster %s", id, p.Cluster)
 	}
@@ -178,14 +177,13 @@ func (p Pools) Rename(ctx context.Context, id, name string) error {
 	if pool.Name == name && tagged && !marked {
 		return nil
 	}
-	count := pool.Count
-	req := &godo.KubernetesNodePoolUpdateRequest{Name: name, Count: &count}
+	req := PoolUpdate{Name: name, Count: pool.Count}
 	if !tagged || marked {
 		// The pool's tags as they are but those DigitalOcean gives every pool itself (k8s,
 		// k8s:<cluster>, k8s:worker) and the rotation's mark, plus the default pool's: what the
 		// provider sends when it updates the default pool (digitaloceanKubernetesNodePoolUpdate
 		// with the tag). The manifest's own tags (labels.Standard's at least) are always there,
-		// so the list is never empty, which godo would leave out and so keep the mark.
+		// so the list is never empty, which the update would leave out and so keep the mark.
 		for _, t := range pool.Tags {
 			if t != "k8s" && !strings.HasPrefix(t, "k8s:") && !strings.HasPrefix(t, MarkTag) && t != defaultpool.Tag {
 				req.Tags = append(req.Tags, t)
@@ -195,7 +193,7 @@ func (p Pools) Rename(ctx context.Context, id, name string) error {
 			req.Tags = append(req.Tags, defaultpool.Tag)
 		}
 	}
-	if _, _, err := p.Client.Kubernetes.UpdateNodePool(ctx, p.Cluster, id, req); err != nil {
+	if _, err := p.Client.UpdatePool(ctx, p.Cluster, id, req); err != nil {
 		if p.DefaultPool {
 			return errors.Wrapf(err, "rename node pool %s of cluster %s to %s and tag it %s", id, p.Cluster, name, defaultpool.Tag)
 		}
@@ -217,7 +215,7 @@ func (p Pools) WaitRunning(ctx context.Context, name string, timeout time.Durati
 	for {
 		// The pool is found by name once, then read by id: DigitalOcean's answer for one pool is
 		// what the provider itself polls.
-		var pool *godo.KubernetesNodePool
+		var pool *NodePool
 		var err error
 		if id == "" {
 			if pool, err = p.Named(ctx, name); pool != nil {
@@ -230,7 +228,10 @@ func (p Pools) WaitRunning(ctx context.Context, name string, timeout time.Durati
 			}
 		}
 		if id != "" {
-			pool, _, err = p.Client.Kubernetes.GetNodePool(ctx, p.Cluster, id)
+			var read NodePool
+			if read, err = p.Client.Pool(ctx, p.Cluster, id); err == nil {
+				pool = &read
+			}
 		}
 		if err != nil && ctx.Err() == nil {
 			return errors.Wrapf(err, "read node pool %s of cluster %s", name, p.Cluster)
@@ -247,19 +248,14 @@ func (p Pools) WaitRunning(ctx context.Context, name string, timeout time.Durati
 }
 
 // running tells whether every node of the pool runs, and it has its count of them.
-func running(pool *godo.KubernetesNodePool) bool {
-	if len(pool.Nodes) < pool.Count {
+func running(pool *NodePool) bool {
+	if len(pool.Nodes) < int(pool.Count) {
 		return false
 	}
 	for _, n := range pool.Nodes {
-		if n.Status == nil || n.Status.State != "running" {
+		if n.Status.State != "running" {
 			return false
 		}
 	}
 	return true
-}
-
-// NotFound tells whether DigitalOcean answered 404.
-func NotFound(resp *godo.Response) bool {
-	return resp != nil && resp.Response != nil && resp.StatusCode == http.StatusNotFound
 }

@@ -13,6 +13,11 @@ import (
 	"github.com/digitalocean/godo"
 )
 
+// poolClient is DigitalOcean's pool client of the loopback at url, as a rotation gets one.
+func poolClient(url string) (*digitalocean.Client, error) {
+	return digitalocean.New(url, "do-token", digitalocean.Options{}), nil
+}
+
 // The default pool's rotation moves the provider's default-pool tag: the surge pool is created
 // without it, however the request reads, and takes it with the old pool's name at its rename, so
 // that exactly one pool carries it at every moment the provider could read the cluster.
@@ -24,12 +29,12 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 		{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{"team:web", defaultpool.Tag}},
 		{Name: "batch", Size: "s-2vcpu-4gb", Count: 1},
 	}})
-	client, err := digitalocean.Godo("do-token", do.URL(), time.Minute)
+	client, err := poolClient(do.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := digitalocean.Pools{Client: client, Cluster: cid, DefaultPool: true,
-		New: godo.KubernetesNodePoolCreateRequest{Size: "s-4vcpu-8gb", Count: 2, Tags: []string{"team:web", defaultpool.Tag}}}
+		New: digitalocean.PoolRequest{Size: "s-4vcpu-8gb", Count: 2, Tags: []string{"team:web", defaultpool.Tag}}}
 	old, _ := do.PoolNamed(cid, "default")
 	if id, err := p.Tagged(ctx); err != nil || id != old.ID {
 		t.Fatalf("the tagged pool = %q, %v; want %s", id, err, old.ID)
@@ -84,7 +89,7 @@ func TestARenameOfAnotherPoolSendsNoTags(t *testing.T) {
 		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{defaultpool.Tag}},
 		{Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"team:web"}},
 	}})
-	client, err := digitalocean.Godo("do-token", do.URL(), time.Minute)
+	client, err := poolClient(do.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +114,7 @@ func TestARenameDropsTheRotationsMark(t *testing.T) {
 		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{defaultpool.Tag}},
 		{Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"team:web", digitalocean.MarkTag + "0123456789ab-ba9876543210"}},
 	}})
-	client, err := digitalocean.Godo("do-token", do.URL(), time.Minute)
+	client, err := poolClient(do.URL())
 	if err != nil {
 		t.Fatal(err)
 	}

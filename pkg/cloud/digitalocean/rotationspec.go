@@ -1,11 +1,7 @@
 package digitalocean
 
 import (
-	"bytes"
 	"context"
-	"net/http"
-
-	"github.com/digitalocean/godo"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 )
@@ -24,18 +20,18 @@ type PoolSpec interface {
 
 // SurgePoolRequest is how a surge pool of s is created, as the kinds' modules create the pool: size, count
 // or autoscaling bounds, labels, taints, and the tags the module gives it. Create sets its name.
-func SurgePoolRequest(s PoolSpec, tags []string) godo.KubernetesNodePoolCreateRequest {
-	req := godo.KubernetesNodePoolCreateRequest{
+func SurgePoolRequest(s PoolSpec, tags []string) PoolRequest {
+	req := PoolRequest{
 		Size:   s.GetSize(),
-		Count:  int(s.GetNodeCount()),
+		Count:  s.GetNodeCount(),
 		Tags:   tags,
 		Labels: s.GetLabels(),
 	}
 	if s.GetAutoScale() {
-		req.AutoScale, req.MinNodes, req.MaxNodes = true, int(s.GetMinNodes()), int(s.GetMaxNodes())
+		req.AutoScale, req.MinNodes, req.MaxNodes = true, s.GetMinNodes(), s.GetMaxNodes()
 	}
 	for _, t := range s.GetTaints() {
-		req.Taints = append(req.Taints, godo.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: t.GetEffect().String()})
+		req.Taints = append(req.Taints, Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: t.GetEffect().String()})
 	}
 	return req
 }
@@ -52,19 +48,5 @@ func PoolNodes(s PoolSpec) int {
 // Kubeconfig is the cluster's kubeconfig, read from DigitalOcean's kubeconfig endpoint into
 // memory by pkg/cloud/kubeconfig's rules: a rotation drains through it and never writes it to disk.
 func (p Pools) Kubeconfig(ctx context.Context) ([]byte, error) {
-	return ReadKubeconfig(ctx, p.get, p.Cluster)
-}
-
-// get is GET path through the godo client, its body as it came: godo's GetKubeConfig would
-// build the path itself, and the path is kubeconfig's to say.
-func (p Pools) get(ctx context.Context, path string) ([]byte, error) {
-	req, err := p.Client.NewRequest(ctx, http.MethodGet, path, nil)
-	if err != nil {
-		return nil, err
-	}
-	var body bytes.Buffer
-	if _, err := p.Client.Do(ctx, req, &body); err != nil {
-		return nil, err
-	}
-	return body.Bytes(), nil
+	return p.Client.Kubeconfig(ctx, p.Cluster)
 }

@@ -32,7 +32,7 @@ func TestASurgePoolIsAskedForAsTheManifestWritesThePoolAndWaitedForByItsStarting
 			tt.spec.Labels = map[string]string{"tier": "web"}
 			tt.spec.Taints = []*sharedv1.Taint{{Key: "dedicated", Value: "web", Effect: sharedv1.TaintEffect_NoSchedule}}
 			req := digitalocean.SurgePoolRequest(tt.spec, []string{"resource-kind:x"})
-			if req.Size != "s-2vcpu-4gb" || req.Count != tt.wantCount || req.AutoScale != tt.wantAuto || req.MinNodes != tt.wantMin || req.MaxNodes != tt.wantMax {
+			if req.Size != "s-2vcpu-4gb" || int(req.Count) != tt.wantCount || req.AutoScale != tt.wantAuto || int(req.MinNodes) != tt.wantMin || int(req.MaxNodes) != tt.wantMax {
 				t.Errorf("request %+v, want size s-2vcpu-4gb count %d autoscale %v %d..%d", req, tt.wantCount, tt.wantAuto, tt.wantMin, tt.wantMax)
 			}
 			if !slices.Equal(req.Tags, []string{"resource-kind:x"}) || req.Labels["tier"] != "web" {

@@ -1,7 +1,6 @@
 package entry
 
 import (
-	"cmp"
 	"context"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
@@ -33,7 +32,7 @@ func readyImport(ctx context.Context, in proto.Message, clusterID string) (strin
 		// The name the module gives the pool when the manifest gives none.
 		pool = module.DefaultNodePoolName
 	}
-	res, err := defaultpool.Client{URL: cmp.Or(url, digitalocean.Env.API), Token: token}.Ensure(ctx, clusterID, pool)
+	res, err := digitalocean.New(url, token, digitalocean.Options{}).EnsureDefaultPool(ctx, clusterID, pool)
 	if err != nil {
 		return "", errors.Wrap(err, "tag the cluster's default pool for the import")
 	}

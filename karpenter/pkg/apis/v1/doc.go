@@ -1,8 +1,9 @@
-// Package v1 is the API of clusterplane's Karpenter provider: DigitalOceanNodeClass and
-// CivoNodeClass, the NodeClasses a Karpenter NodePool's nodeClassRef names. A NodeClass says which
-// managed cluster the nodes join and which of the cloud's sizes they may have; the provider adds
-// each node to a managed node pool of that cluster (DOKS or Civo Kubernetes), because neither cloud
-// accepts a bare machine as a node of a managed cluster.
+// Package v1 is the API of clusterplane's Karpenter provider: a NodeClass kind per cloud
+// (DigitalOceanNodeClass, CivoNodeClass, each in its cloud's file), the NodeClasses a Karpenter
+// NodePool's nodeClassRef names. A NodeClass says which managed cluster the nodes join and which
+// of the cloud's sizes they may have; the provider adds each node to a managed node pool of that
+// cluster (DOKS or Civo Kubernetes), because neither cloud accepts a bare machine as a node of a
+// managed cluster.
 //
 // +k8s:deepcopy-gen=package
 // +kubebuilder:object:generate=true
@@ -24,10 +25,7 @@ var SchemeGroupVersion = schema.GroupVersion{Group: Group, Version: "v1"}
 
 // AddToScheme registers the kinds in a scheme, as a controller-runtime client needs them.
 var AddToScheme = func(s *runtime.Scheme) error {
-	s.AddKnownTypes(SchemeGroupVersion,
-		&DigitalOceanNodeClass{}, &DigitalOceanNodeClassList{},
-		&CivoNodeClass{}, &CivoNodeClassList{},
-	)
+	s.AddKnownTypes(SchemeGroupVersion, kinds...)
 	metav1.AddToGroupVersion(s, SchemeGroupVersion)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/awslabs/operatorpkg/status"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // The conditions a NodeClass's status carries. Ready is true when both others are.
@@ -28,7 +29,7 @@ const (
 	HashVersion           = "v1"
 )
 
-// NodeClassSpec is what both clouds' NodeClasses say; the kinds differ in the cloud they name.
+// NodeClassSpec is what every cloud's NodeClass says; the kinds differ in the cloud they name.
 type NodeClassSpec struct {
 	// Cluster is the managed Kubernetes cluster the nodes join. Its region and Kubernetes version
 	// are the nodes' too.
@@ -103,6 +104,21 @@ type ClusterRef struct {
 	Region string `json:"region,omitempty"`
 }
 
+// NodeClassStatus is what the controller found.
+type NodeClassStatus struct {
+	// ClusterID is the cloud's id of the cluster the spec names, and Region its region.
+	// +optional
+	ClusterID string `json:"clusterID,omitempty"`
+	// +optional
+	Region string `json:"region,omitempty"`
+	// Sizes are the sizes the terms select that the region offers, cheapest first.
+	// +optional
+	Sizes []string `json:"sizes,omitempty"`
+	// Conditions are Ready, ClusterReady and SizesResolved.
+	// +optional
+	Conditions []status.Condition `json:"conditions,omitempty"`
+}
+
 // SizeSelectorTerm matches sizes by name, family or tag; the fields it sets must all match.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.names) || has(self.families) || has(self.tags)",message="a term sets names, families or tags"
@@ -120,73 +136,7 @@ type SizeSelectorTerm struct {
 	Tags []string `json:"tags,omitempty"`
 }
 
-// NodeClassStatus is what the controller found.
-type NodeClassStatus struct {
-	// ClusterID is the cloud's id of the cluster the spec names, and Region its region.
-	// +optional
-	ClusterID string `json:"clusterID,omitempty"`
-	// +optional
-	Region string `json:"region,omitempty"`
-	// Sizes are the sizes the terms select that the region offers, cheapest first.
-	// +optional
-	Sizes []string `json:"sizes,omitempty"`
-	// Conditions are Ready, ClusterReady and SizesResolved.
-	// +optional
-	Conditions []status.Condition `json:"conditions,omitempty"`
-}
-
-// DigitalOceanNodeClass is a NodeClass whose nodes are Droplets in node pools of a DOKS cluster.
-//
-// +kubebuilder:object:root=true
-// +kubebuilder:resource:path=digitaloceannodeclasses,scope=Cluster,categories=karpenter,shortName={donc,doncs}
-// +kubebuilder:subresource:status
-// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".status.clusterID"
-// +kubebuilder:printcolumn:name="Region",type="string",JSONPath=".status.region"
-// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status"
-type DigitalOceanNodeClass struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	Spec   NodeClassSpec   `json:"spec"`
-	Status NodeClassStatus `json:"status,omitempty"`
-}
-
-// DigitalOceanNodeClassList is a list of DigitalOceanNodeClass.
-//
-// +kubebuilder:object:root=true
-type DigitalOceanNodeClassList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []DigitalOceanNodeClass `json:"items"`
-}
-
-// CivoNodeClass is a NodeClass whose nodes are instances in node pools of a Civo Kubernetes
-// cluster.
-//
-// +kubebuilder:object:root=true
-// +kubebuilder:resource:path=civonodeclasses,scope=Cluster,categories=karpenter,shortName={civonc,civoncs}
-// +kubebuilder:subresource:status
-// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".status.clusterID"
-// +kubebuilder:printcolumn:name="Region",type="string",JSONPath=".status.region"
-// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status"
-type CivoNodeClass struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	Spec   NodeClassSpec   `json:"spec"`
-	Status NodeClassStatus `json:"status,omitempty"`
-}
-
-// CivoNodeClassList is a list of CivoNodeClass.
-//
-// +kubebuilder:object:root=true
-type CivoNodeClassList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []CivoNodeClass `json:"items"`
-}
-
-// NodeClass is what the provider reads of either kind.
+// NodeClass is what the provider reads of any cloud's kind.
 //
 // +kubebuilder:object:generate=false
 type NodeClass interface {
@@ -194,56 +144,32 @@ type NodeClass interface {
 	// NodeClassSpec and NodeClassStatus are the kind's spec and status.
 	NodeClassSpec() *NodeClassSpec
 	NodeClassStatus() *NodeClassStatus
-	// Cloud is "digitalocean" or "civo".
+	// Cloud is the cloud's id, as pkg/cloud's driver names it.
 	Cloud() string
 }
 
-// The clouds a NodeClass names, as pkg/cloud's drivers name them.
-const (
-	CloudDigitalOcean = "digitalocean"
-	CloudCivo         = "civo"
-)
+// NodeClassList is a list of one kind of NodeClass, as the provider reads it.
+//
+// +kubebuilder:object:generate=false
+type NodeClassList interface {
+	runtime.Object
+	metav1.ListInterface
+	// NodeClasses are the list's items.
+	NodeClasses() []NodeClass
+}
+
+// kinds are each cloud's NodeClass and its list, as the cloud's file registers them
+// (var _ = register(...)): the scheme learns them from here, so no file but the cloud's names it.
+var kinds []runtime.Object
+
+// register adds a cloud's NodeClass and list to the kinds the scheme learns. It runs as a
+// package variable's initialiser, which Go runs before any init function, AddToScheme's
+// included.
+func register(kind NodeClass, list NodeClassList) bool {
+	kinds = append(kinds, kind, list)
+	return true
+}
 
 func conditions(o status.Object, opts []status.ForOption) status.ConditionSet {
 	return status.NewReadyConditions(ConditionClusterReady, ConditionSizesResolved).For(o, opts...)
 }
-
-// StatusConditions are Ready, ClusterReady and SizesResolved.
-func (in *DigitalOceanNodeClass) StatusConditions(opts ...status.ForOption) status.ConditionSet {
-	return conditions(in, opts)
-}
-
-// GetConditions and SetConditions are operatorpkg's access to the conditions.
-func (in *DigitalOceanNodeClass) GetConditions() []status.Condition { return in.Status.Conditions }
-
-// SetConditions replaces the conditions.
-func (in *DigitalOceanNodeClass) SetConditions(c []status.Condition) { in.Status.Conditions = c }
-
-// NodeClassSpec is the spec.
-func (in *DigitalOceanNodeClass) NodeClassSpec() *NodeClassSpec { return &in.Spec }
-
-// NodeClassStatus is the status.
-func (in *DigitalOceanNodeClass) NodeClassStatus() *NodeClassStatus { return &in.Status }
-
-// Cloud is DigitalOcean.
-func (in *DigitalOceanNodeClass) Cloud() string { return CloudDigitalOcean }
-
-// StatusConditions are Ready, ClusterReady and SizesResolved.
-func (in *CivoNodeClass) StatusConditions(opts ...status.ForOption) status.ConditionSet {
-	return conditions(in, opts)
-}
-
-// GetConditions and SetConditions are operatorpkg's access to the conditions.
-func (in *CivoNodeClass) GetConditions() []status.Condition { return in.Status.Conditions }
-
-// SetConditions replaces the conditions.
-func (in *CivoNodeClass) SetConditions(c []status.Condition) { in.Status.Conditions = c }
-
-// NodeClassSpec is the spec.
-func (in *CivoNodeClass) NodeClassSpec() *NodeClassSpec { return &in.Spec }
-
-// NodeClassStatus is the status.
-func (in *CivoNodeClass) NodeClassStatus() *NodeClassStatus { return &in.Status }
-
-// Cloud is Civo.
-func (in *CivoNodeClass) Cloud() string { return CloudCivo }

@@ -25,7 +25,8 @@ import (
 // Karpenter asks for instance types on every scheduling round.
 const DefaultMaxAge = 10 * time.Minute
 
-// MaxPods is the pods a node takes: 110, Kubernetes' default, which both DOKS and Civo's k3s keep.
+// MaxPods is the pods a node takes: 110, Kubernetes' default, which every cloud served keeps
+// (DOKS, Civo's k3s).
 const MaxPods = 110
 
 // ResourceGPU is the resource NVIDIA's device plugin offers: every GPU size of both clouds is
@@ -122,16 +123,20 @@ func matches(t v1.SizeSelectorTerm, s clouds.Size) bool {
 }
 
 // InstanceTypes are the sizes as Karpenter's instance types in region, each with one on-demand
-// offering there. cloud picks the overhead.
-func InstanceTypes(cloud string, sizes []clouds.Size, region string) []*cloudprovider.InstanceType {
+// offering there. cloud picks the overhead; a cloud the provider does not serve is an error.
+func InstanceTypes(cloud string, sizes []clouds.Size, region string) ([]*cloudprovider.InstanceType, error) {
 	out := make([]*cloudprovider.InstanceType, 0, len(sizes))
 	for _, s := range sizes {
-		out = append(out, instanceType(cloud, s, region))
+		overhead, err := Overhead(cloud, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, instanceType(overhead, s, region))
 	}
-	return out
+	return out, nil
 }
 
-func instanceType(cloud string, s clouds.Size, region string) *cloudprovider.InstanceType {
+func instanceType(overhead *cloudprovider.InstanceTypeOverhead, s clouds.Size, region string) *cloudprovider.InstanceType {
 	capacity := corev1.ResourceList{
 		corev1.ResourceCPU:    *resource.NewQuantity(s.CPUs, resource.DecimalSI),
 		corev1.ResourceMemory: *resource.NewQuantity(s.MemoryMiB*1024*1024, resource.BinarySI),
@@ -164,6 +169,6 @@ func instanceType(cloud string, s clouds.Size, region string) *cloudprovider.Ins
 		),
 		Offerings: cloudprovider.Offerings{offering},
 		Capacity:  capacity,
-		Overhead:  Overhead(cloud, s),
+		Overhead:  overhead,
 	}
 }

@@ -97,7 +97,11 @@ func TestInstanceTypesCarryTheSizesShapeOverheadAndOneOnDemandOffering(t *testin
 			if i < 0 {
 				t.Fatalf("no size %s in %v", tc.size, names(tc.sizes))
 			}
-			it := instancetype.InstanceTypes(tc.cloud, tc.sizes[i:i+1], tc.region)[0]
+			its, err := instancetype.InstanceTypes(tc.cloud, tc.sizes[i:i+1], tc.region)
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := its[0]
 			gpu := it.Capacity[instancetype.ResourceGPU]
 			if c := it.Capacity[corev1.ResourceCPU]; c.String() != tc.cpu {
 				t.Errorf("cpu %s, want %s", c.String(), tc.cpu)

@@ -1,6 +1,8 @@
 package instancetype
 
 import (
+	"fmt"
+
 	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -9,37 +11,38 @@ import (
 
 // evictionMiB is the kubelet's default hard eviction threshold, memory.available<100Mi
 // (kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction, "Hard eviction
-// thresholds"): neither cloud documents another.
+// thresholds"): no cloud the provider serves documents another.
 const evictionMiB = 100
 
-// Overhead is what a node of size s keeps from its pods.
+// Overhead is what a node of size s keeps from its pods on cloud, by the cloud's reservation
+// recipe (its Driver's Reserve); a cloud the table does not hold, or a recipe this does not know,
+// is an error, never another cloud's reservation.
 //
-// Civo's nodes run k3s, which sets no kube-reserved or system-reserved (k3s's kubelet
-// arguments, docs.k3s.io/cli/agent, reserve nothing unless given), so a Civo node keeps only the
-// kubelet's eviction threshold.
-//
-// DOKS reserves memory and CPU for its kubelet and system daemons, by a table per node memory in
-// DigitalOcean's documentation ("Allocatable memory", docs.digitalocean.com/products/kubernetes/
-// details/limits) that its API does not return. The provider reserves by GKE's published
-// formula instead (cloud.google.com/kubernetes-engine/docs/concepts/plan-node-sizes: memory 25% of
-// the first 4 GiB, 20% of the next 4, 10% of the next 8, 6% of the next 112, 2% above; CPU 6% of
-// the first core, 1% of the second, 0.5% of the next two, 0.25% above). It is an estimate, not
-// DigitalOcean's table, and errs high on purpose: reserving too much only makes Karpenter pick a
-// size up, reserving too little leaves pods pending on a node Karpenter thought would fit them.
-func Overhead(cloud string, s clouds.Size) *cloudprovider.InstanceTypeOverhead {
+// ReserveGKEFormula is GKE's published formula (cloud.google.com/kubernetes-engine/docs/concepts/
+// plan-node-sizes: memory 25% of the first 4 GiB, 20% of the next 4, 10% of the next 8, 6% of the
+// next 112, 2% above; CPU 6% of the first core, 1% of the second, 0.5% of the next two, 0.25%
+// above), as kube-reserved.
+func Overhead(cloud string, s clouds.Size) (*cloudprovider.InstanceTypeOverhead, error) {
+	d, err := clouds.ByID(cloud)
+	if err != nil {
+		return nil, err
+	}
 	eviction := corev1.ResourceList{corev1.ResourceMemory: mib(evictionMiB)}
-	if cloud != "digitalocean" {
+	switch d.Reserve {
+	case clouds.ReserveNothing:
 		return &cloudprovider.InstanceTypeOverhead{KubeReserved: corev1.ResourceList{}, SystemReserved: corev1.ResourceList{},
-			EvictionThreshold: eviction}
+			EvictionThreshold: eviction}, nil
+	case clouds.ReserveGKEFormula:
+		return &cloudprovider.InstanceTypeOverhead{
+			KubeReserved: corev1.ResourceList{
+				corev1.ResourceCPU:    *resource.NewMilliQuantity(reservedMilliCPU(s.CPUs), resource.DecimalSI),
+				corev1.ResourceMemory: mib(reservedMiB(s.MemoryMiB)),
+			},
+			SystemReserved:    corev1.ResourceList{},
+			EvictionThreshold: eviction,
+		}, nil
 	}
-	return &cloudprovider.InstanceTypeOverhead{
-		KubeReserved: corev1.ResourceList{
-			corev1.ResourceCPU:    *resource.NewMilliQuantity(reservedMilliCPU(s.CPUs), resource.DecimalSI),
-			corev1.ResourceMemory: mib(reservedMiB(s.MemoryMiB)),
-		},
-		SystemReserved:    corev1.ResourceList{},
-		EvictionThreshold: eviction,
-	}
+	return nil, fmt.Errorf("cloud %s has no reservation recipe the provider knows (%d)", cloud, d.Reserve)
 }
 
 func mib(n int64) resource.Quantity { return *resource.NewQuantity(n*1024*1024, resource.BinarySI) }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/civo/civogo"
@@ -43,6 +44,8 @@ var transport = func() *http.Transport {
 type Client struct {
 	token, apiURL, region string
 	http                  *http.Client
+	// requests counts the requests sent, retries included.
+	requests atomic.Int64
 
 	requestTimeout time.Duration
 
@@ -111,8 +114,18 @@ func New(token, apiURL, region string, opts ...Option) (*Client, error) {
 
 // Create creates the pool and waits until it has spec.Count running nodes.
 func (c *Client) Create(ctx context.Context, spec Spec) (State, error) {
+	if err := c.Post(ctx, spec); err != nil {
+		return State{}, err
+	}
+	return c.waitReady(ctx, "create", spec)
+}
+
+// Post sends the pool's create and returns without waiting for its nodes. A create answered 5xx
+// or not at all is not sent again (a 429 is): Civo may have made the pool, and a caller that
+// finds its pools by a label finds it on its next read.
+func (c *Client) Post(ctx context.Context, spec Spec) error {
 	if err := c.check(spec); err != nil {
-		return State{}, c.fail("create", spec.ClusterID, spec.ID, err)
+		return c.fail("create", spec.ClusterID, spec.ID, err)
 	}
 	body := &civogo.KubernetesClusterPoolConfig{
 		Region:           c.region,
@@ -123,12 +136,43 @@ func (c *Client) Create(ctx context.Context, spec Spec) (State, error) {
 		Taints:           toCivoTaints(spec.Taints), // never nil: "taints": [] rather than null
 		PublicIPNodePool: spec.PublicIP,
 	}
-	path := poolsPath(spec.ClusterID)
-	if _, err := c.send(ctx, http.MethodPost, path, body); err != nil {
-		return State{}, c.fail("create", spec.ClusterID, spec.ID, err)
+	if _, err := c.send(ctx, http.MethodPost, poolsPath(spec.ClusterID), body); err != nil {
+		return c.fail("create", spec.ClusterID, spec.ID, err)
 	}
-	return c.waitReady(ctx, "create", spec)
+	return nil
 }
+
+// Resize sets the pool's node count and returns without waiting for its nodes; nothing else of
+// the pool is sent, so nothing else changes.
+func (c *Client) Resize(ctx context.Context, clusterID, id string, count int) error {
+	if _, err := c.send(ctx, http.MethodPut, poolPath(clusterID, id), poolUpdate{Count: &count, Region: c.region}); err != nil {
+		return c.fail("resize", clusterID, id, err)
+	}
+	return nil
+}
+
+// DeleteInstance deletes one instance of the pool, which lowers the pool's count by one: Civo's
+// cluster autoscaler removes nodes by this call alone (kubernetes/autoscaler,
+// cluster-autoscaler/cloudprovider/civo/civo_node_group.go, DeleteNodes). An instance already
+// gone is an error that IsNotFound recognises.
+func (c *Client) DeleteInstance(ctx context.Context, clusterID, id, instanceID string) error {
+	if _, err := c.send(ctx, http.MethodDelete, poolPath(clusterID, id)+"/instances/"+url.PathEscape(instanceID), nil); err != nil {
+		return c.fail("delete instance "+c.scrub(instanceID), clusterID, id, err)
+	}
+	return nil
+}
+
+// Remove sends the pool's delete and returns without waiting: a pool already gone is an error
+// that IsNotFound recognises.
+func (c *Client) Remove(ctx context.Context, clusterID, id string) error {
+	if _, err := c.send(ctx, http.MethodDelete, poolPath(clusterID, id), nil); err != nil {
+		return c.fail("delete", clusterID, id, err)
+	}
+	return nil
+}
+
+// Requests is how many requests went to Civo, retries included.
+func (c *Client) Requests() int { return int(c.requests.Load()) }
 
 // Get reads the pool. found is false, with a nil error, when Civo answers 404.
 func (c *Client) Get(ctx context.Context, clusterID, id string) (State, bool, error) {
@@ -223,13 +267,12 @@ func (c *Client) Update(ctx context.Context, old, new Spec) (State, error) {
 // Delete deletes the pool and waits until Civo no longer finds it. A pool that is
 // already gone (404) is not an error.
 func (c *Client) Delete(ctx context.Context, clusterID, id string) error {
-	path := poolPath(clusterID, id)
-	_, err := c.send(ctx, http.MethodDelete, path, nil)
+	err := c.Remove(ctx, clusterID, id)
 	if IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return c.fail("delete", clusterID, id, err)
+		return err
 	}
 	return c.wait(ctx, "delete", clusterID, id, func(p *civogo.KubernetesPool) (bool, string) {
 		if p == nil {
@@ -402,10 +445,16 @@ func (c *Client) once(parent context.Context, method, path string, body any) ([]
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("Authorization", "bearer "+c.token)
+	c.requests.Add(1)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s %s: no answer within %s", method, path, c.requestTimeout)
+		}
+		// http's error quotes the URL, which may carry credentials: its cause alone is kept.
+		var u *url.Error
+		if errors.As(err, &u) {
+			return nil, fmt.Errorf("%s %s: no answer: %w", method, path, u.Err)
 		}
 		return nil, err
 	}
@@ -501,7 +550,7 @@ func (c *Client) state(clusterID, id string, p *civogo.KubernetesPool) State {
 		if name == "" {
 			name = in.ID
 		}
-		st.Instances = append(st.Instances, Instance{Name: name, Status: in.Status})
+		st.Instances = append(st.Instances, Instance{ID: in.ID, Name: name, Status: in.Status})
 	}
 	return st
 }

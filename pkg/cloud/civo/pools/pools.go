@@ -1,5 +1,8 @@
 // Package pools manages one Civo Kubernetes node pool as Civo's API sees it: create,
-// read, update in place, delete, and wait until the pool's nodes are running.
+// read, update in place, resize, delete the pool or one of its instances, and wait until the
+// pool's nodes are running. It is the one writer of Civo's pools: the node pool program
+// (iac/pulumi/civokubernetesnodepool), rotations (pkg/cloud/civo's Pools) and the Karpenter
+// provider (karpenter/pkg/clouds) all write through its Client.
 //
 // It exists because the only Pulumi Civo provider (pulumi-civo 2.4.8, which bundles
 // terraform-provider-civo v1.1.4) cannot update a pool correctly:
@@ -70,8 +73,10 @@ type Spec struct {
 	PublicIP bool
 }
 
-// Instance is one node of the pool as Civo reports it.
+// Instance is one node of the pool as Civo reports it: ID is the instance's (the node's
+// providerID is civo://<ID>), Name the Kubernetes node's (the ID when Civo gives no hostname).
 type Instance struct {
+	ID     string
 	Name   string
 	Status string // ACTIVE once the node is running
 }
@@ -269,6 +274,9 @@ func (e *APIError) Error() string {
 	}
 	return msg
 }
+
+// HTTPStatus is the answer's status, as cloudapi.StatusOf reads it.
+func (e *APIError) HTTPStatus() int { return e.Status }
 
 // IsNotFound reports whether err is Civo answering 404.
 func IsNotFound(err error) bool {

@@ -1,4 +1,4 @@
-package defaultpool_test
+package digitalocean_test
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 	"github.com/digitalocean/godo"
 
 	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
-const token = "dop_v1_defaultpool-test-token"
+const defaultPoolToken = "dop_v1_defaultpool-test-token"
 
 // Promise: adopt-refuses-several-default-pools
 func TestTheNamedPoolIsTaggedOnlyWhenTheProviderCouldNotImportTheClusterOtherwise(t *testing.T) {
@@ -42,6 +43,7 @@ func TestTheNamedPoolIsTaggedOnlyWhenTheProviderCouldNotImportTheClusterOtherwis
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			token := defaultPoolToken
 			do := fakedo.New(t, token)
 			id, _, err := fakedo.Seed(context.Background(), seed.Client{URL: do.URL(), Token: token},
 				seed.Cluster{Tool: fakedo.Doctl, Name: "web", Region: "fra1", Pools: tt.pools})
@@ -50,8 +52,8 @@ func TestTheNamedPoolIsTaggedOnlyWhenTheProviderCouldNotImportTheClusterOtherwis
 			}
 			before, _ := do.Cluster(id)
 			do.Reset()
-			c := defaultpool.Client{URL: do.URL(), Token: token}
-			_, err = c.Ensure(context.Background(), id, tt.pool)
+			c := digitalocean.New(do.URL(), token, digitalocean.Options{})
+			_, err = c.EnsureDefaultPool(context.Background(), id, tt.pool)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Ensure = %v, want an error saying %q", err, tt.wantErr)

@@ -1,4 +1,4 @@
-package civo_test
+package pools_test
 
 import (
 	"context"
@@ -6,22 +6,27 @@ import (
 	"testing"
 
 	"github.com/civo/civogo"
-	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 )
 
-const region = "lon1"
+// The Karpenter provider's writes: a pool posted without waiting, resized, one instance deleted,
+// the pool removed.
+
+const writesRegion = "lon1"
 
 // onFake is a client of a loopback Civo holding one cluster (with the fake's default manifest
 // pool) and a pool "karp-1" of two nodes the test made.
-func onFake(t *testing.T) (*fakecivo.Civo, *civo.Client, string, civo.Pool) {
+func onFake(t *testing.T) (*fakecivo.Civo, *pools.Client, string, pools.State) {
 	t.Helper()
-	f := fakecivo.New(t, token, region)
+	f := fakecivo.New(t, token, writesRegion)
 	id := f.SeedCluster(civogo.KubernetesCluster{Name: "c"})
-	c := civo.New(f.URL(), token, civo.Options{})
-	ctx := context.Background()
-	err := c.CreatePool(ctx, region, id, civo.PoolRequest{ID: "karp-1", Size: "g4s.kube.small", Count: 2,
+	c, err := pools.New(token, f.URL(), writesRegion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Post(context.Background(), pools.Spec{ClusterID: id, ID: "karp-1", Size: "g4s.kube.small", Count: 2,
 		Labels: map[string]string{"karpenter.clusterplane.dev/pool": "mark"}})
 	if err != nil {
 		t.Fatal(err)
@@ -29,22 +34,22 @@ func onFake(t *testing.T) (*fakecivo.Civo, *civo.Client, string, civo.Pool) {
 	return f, c, id, pool(t, c, id, "karp-1")
 }
 
-// pool is the cluster's pool id; the zero Pool when there is none.
-func pool(t *testing.T, c *civo.Client, cluster, id string) civo.Pool {
+// pool is the cluster's pool id; the zero State when there is none.
+func pool(t *testing.T, c *pools.Client, cluster, id string) pools.State {
 	t.Helper()
-	pools, err := c.Pools(context.Background(), region, cluster)
+	all, err := c.List(context.Background(), cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pools {
+	for _, p := range all {
 		if p.ID == id {
 			return p
 		}
 	}
-	return civo.Pool{}
+	return pools.State{}
 }
 
-func instanceIDs(p civo.Pool) []string {
+func instanceIDs(p pools.State) []string {
 	var ids []string
 	for _, in := range p.Instances {
 		ids = append(ids, in.ID)
@@ -56,16 +61,15 @@ func TestPoolWritesChangeExactlyWhatTheySay(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string
-		do    func(c *civo.Client, cluster string, p civo.Pool) error
-		check func(t *testing.T, before, after civo.Pool)
+		do    func(c *pools.Client, cluster string, p pools.State) error
+		check func(t *testing.T, before, after pools.State)
 	}{
 		{
 			name: "a resize to three keeps the two instances and adds one",
-			do: func(c *civo.Client, cluster string, p civo.Pool) error {
-				_, err := c.ResizePool(ctx, region, cluster, p.ID, 3)
-				return err
+			do: func(c *pools.Client, cluster string, p pools.State) error {
+				return c.Resize(ctx, cluster, p.ID, 3)
 			},
-			check: func(t *testing.T, before, after civo.Pool) {
+			check: func(t *testing.T, before, after pools.State) {
 				if after.Count != 3 || len(after.Instances) != 3 || !slices.Equal(instanceIDs(after)[:2], instanceIDs(before)) {
 					t.Errorf("after the resize: %d, %v; want 3 with %v first", after.Count, instanceIDs(after), instanceIDs(before))
 				}
@@ -73,10 +77,10 @@ func TestPoolWritesChangeExactlyWhatTheySay(t *testing.T) {
 		},
 		{
 			name: "deleting the first instance removes it alone and lowers the count",
-			do: func(c *civo.Client, cluster string, p civo.Pool) error {
-				return c.DeleteInstance(ctx, region, cluster, p.ID, p.Instances[0].ID)
+			do: func(c *pools.Client, cluster string, p pools.State) error {
+				return c.DeleteInstance(ctx, cluster, p.ID, p.Instances[0].ID)
 			},
-			check: func(t *testing.T, before, after civo.Pool) {
+			check: func(t *testing.T, before, after pools.State) {
 				if after.Count != 1 || !slices.Equal(instanceIDs(after), instanceIDs(before)[1:]) {
 					t.Errorf("after the delete: %d, %v; want 1, %v", after.Count, instanceIDs(after), instanceIDs(before)[1:])
 				}
@@ -84,14 +88,13 @@ func TestPoolWritesChangeExactlyWhatTheySay(t *testing.T) {
 		},
 		{
 			name: "a deleted instance's name is never given to a new one",
-			do: func(c *civo.Client, cluster string, p civo.Pool) error {
-				if err := c.DeleteInstance(ctx, region, cluster, p.ID, p.Instances[1].ID); err != nil {
+			do: func(c *pools.Client, cluster string, p pools.State) error {
+				if err := c.DeleteInstance(ctx, cluster, p.ID, p.Instances[1].ID); err != nil {
 					return err
 				}
-				_, err := c.ResizePool(ctx, region, cluster, p.ID, 2)
-				return err
+				return c.Resize(ctx, cluster, p.ID, 2)
 			},
-			check: func(t *testing.T, before, after civo.Pool) {
+			check: func(t *testing.T, before, after pools.State) {
 				if len(after.Instances) != 2 || after.Instances[0].ID != before.Instances[0].ID || after.Instances[1].ID == before.Instances[1].ID {
 					t.Errorf("after delete and resize: %v (before %v): want the first kept and a new second", instanceIDs(after), instanceIDs(before))
 				}
@@ -99,10 +102,10 @@ func TestPoolWritesChangeExactlyWhatTheySay(t *testing.T) {
 		},
 		{
 			name: "deleting the pool removes it",
-			do: func(c *civo.Client, cluster string, p civo.Pool) error {
-				return c.DeletePool(ctx, region, cluster, p.ID)
+			do: func(c *pools.Client, cluster string, p pools.State) error {
+				return c.Remove(ctx, cluster, p.ID)
 			},
-			check: func(t *testing.T, _, after civo.Pool) {
+			check: func(t *testing.T, _, after pools.State) {
 				if after.ID != "" {
 					t.Errorf("the pool is still there: %+v", after)
 				}
@@ -128,20 +131,8 @@ func TestPoolWritesChangeExactlyWhatTheySay(t *testing.T) {
 
 func TestDeletingAMissingInstanceIsNotFound(t *testing.T) {
 	_, c, cluster, p := onFake(t)
-	err := c.DeleteInstance(context.Background(), region, cluster, p.ID, "no-such-instance")
+	err := c.DeleteInstance(context.Background(), cluster, p.ID, "no-such-instance")
 	if !cloudapi.IsNotFound(err) {
 		t.Errorf("got %v, want not found", err)
-	}
-}
-
-func TestSizesReadKubernetesSizesWithTheirShape(t *testing.T) {
-	_, c, _, _ := onFake(t)
-	sizes, err := c.Sizes(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(sizes, func(s civo.Size) bool { return s.Name == "an.g1.l40s.kube.x1" })
-	if i < 0 || sizes[i].Type != "kubernetes" || sizes[i].CPUCores != 12 || sizes[i].RAMMB != 65536 || sizes[i].GPUCount != 1 {
-		t.Errorf("the L40S size: %+v", sizes)
 	}
 }
