@@ -613,21 +613,22 @@ func (s *Store) Find(ctx context.Context, id string) (Object, error) {
 	return scan(s.DB.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1`, id))
 }
 
-// Ready returns the id of every object whose phase is Ready and that is not being deleted,
-// oldest first: what a drift check compares with the cloud.
-func (s *Store) Ready(ctx context.Context) ([]string, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT id FROM clusterplane_objects WHERE phase = 'Ready' AND NOT deleting ORDER BY created_at, id`)
+// Ready returns every object whose phase is Ready and that is not being deleted, oldest first:
+// what a drift check compares with the cloud. Read in one query, since the sweep builds every
+// one's manifest.
+func (s *Store) Ready(ctx context.Context) ([]Object, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE phase = 'Ready' AND NOT deleting ORDER BY created_at, id`)
 	if err != nil {
 		return nil, errors.Wrap(err, "list the ready objects")
 	}
 	defer rows.Close()
-	var ids []string
+	var objects []Object
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		o, err := scan(rows)
+		if err != nil {
 			return nil, errors.Wrap(err, "list the ready objects")
 		}
-		ids = append(ids, id)
+		objects = append(objects, o)
 	}
-	return ids, errors.Wrap(rows.Err(), "list the ready objects")
+	return objects, errors.Wrap(rows.Err(), "list the ready objects")
 }
