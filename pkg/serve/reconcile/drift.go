@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
@@ -185,8 +186,9 @@ func parts(objects []store.Object, size int) [][]store.Object {
 
 // scanPart runs status --drift over one part's stacks through the pipeline with the fleet scan,
 // the engine left out: a stack the scan vouches for is read from its records alone, the others
-// are left (notVouched). Each object whose check says it is in sync, or changed outside the API,
-// has its Drifted written as its own check would write it; the rest are returned. A run that
+// are left (notVouched). Each object the scan finds in sync and whose records say the API's
+// worker made the stack's last update has its Drifted written as its own check would write it;
+// the rest are returned. A run that
 // fails leaves every object of the part to its own check.
 func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []store.Object) ([]store.Object, error) {
 	byKey := map[string]store.Object{}
@@ -220,6 +222,14 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 		w.Log.Warn("the drift sweep's fleet scan did not run: each object gets a check of its own", "error", err.Error())
 	}
 	done := map[string]bool{}
+	var records deploy.RecordReader
+	if err == nil {
+		b, berr := w.Backend()
+		records, _ = b.(deploy.RecordReader)
+		if berr != nil {
+			err = berr
+		}
+	}
 	for _, out := range outcomes {
 		o, ok := byKey[out.Target.Key()]
 		if err != nil || !ok || out.NotRun || out.Status != outcome.Done || out.Report == nil {
@@ -229,10 +239,14 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 		if c.Status != "False" {
 			continue
 		}
-		drifted, md, err := w.owned(ctx, o, out.Target, condition(c.Type, c.Status, c.Reason, c.Message), out.Report)
+		md, settled, err := w.ownedByRecords(ctx, records, o, out.Target.Key())
 		if err != nil {
 			return nil, err
 		}
+		if !settled {
+			continue
+		}
+		drifted := condition(c.Type, c.Status, c.Reason, c.Message)
 		if err := w.Store.EditStatus(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md)); err != nil {
 			return nil, err
 		}
@@ -245,6 +259,32 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 		}
 	}
 	return left, nil
+}
+
+// ownedByRecords is owned for a stack the scan vouched for, read from the stack's records in the
+// backend's storage rather than from its history through the Pulumi CLI, a process a stack,
+// which would make a fleet's sweep take hours. settled tells that the records say it: the object
+// has no mark to compare (its StackOwned alone says), or the stack's newest record is an update
+// the worker made for it, so nothing changed the stack since; md is then the metadata owned
+// sets. Otherwise (an update, destroy or refresh since, or records that cannot be read) the
+// object's own check reads the history and says who changed the stack.
+func (w *Worker) ownedByRecords(ctx context.Context, records deploy.RecordReader, o store.Object, key string) (md map[string]any, settled bool, err error) {
+	_, marked, err := w.Store.MarkOf(ctx, o.ID)
+	if err != nil || !marked {
+		return nil, err == nil, err
+	}
+	if records == nil {
+		return nil, false, nil
+	}
+	project, stack, _ := strings.Cut(key, "/")
+	rec, err := records.Records(ctx, project, stack)
+	if err != nil || rec.Newest != "update" || rec.Last == nil || rec.Last.Operation != "update" || rec.Last.Message != markOf(o) {
+		return nil, false, nil
+	}
+	if err := w.Store.LoseStack(ctx, o.ID, ""); err != nil {
+		return nil, false, err
+	}
+	return map[string]any{"changed_outside_api": nil}, true, nil
 }
 
 // Drift runs a drift check.

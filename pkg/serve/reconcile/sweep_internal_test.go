@@ -69,9 +69,10 @@ func deployedRecords(t *testing.T, target deploytarget.Target, resources ...apit
 }
 
 // The drift sweep checks a fleet as `clusterplane drift` does: one list of the cloud per 200
-// clusters for the whole interval, every object it can vouch for written InSync with no engine,
-// and only an object whose cloud differs left to a check of its own (a refreshing preview),
-// queued within the interval.
+// clusters for the whole interval, every object it can vouch for written InSync with no engine
+// (and no Pulumi CLI: its records say whose its stack's last update was), and only an object
+// whose cloud differs, or whose stack was updated outside the API, left to a check of its own
+// (a refreshing preview, and the stack's history), queued within the interval.
 // Promise: api-drift-sweep-one-list-per-200-clusters
 func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *testing.T) {
 	const clusters = 500 // and a pool each: 1,000 objects
@@ -89,8 +90,9 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 	w := &Worker{Store: st, Kinds: registry.Kinds(), Backend: func() (stackstate.Backend, error) { return fleet, nil }, StackTimeout: time.Minute}
 	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
 	var all []store.Object
-	// The cluster resized in the cloud, and its pool: the scan vouches for a pool only with the
-	// cluster whose outputs it reads unchanged.
+	// The objects left to a check of their own: a cluster updated from the command line since the
+	// worker's update, and a cluster resized in the cloud with its pool (the scan vouches for a pool
+	// only with the cluster whose outputs it reads unchanged).
 	var edited []string
 	for i := range clusters {
 		name := fmt.Sprintf("sweep-%04d", i)
@@ -119,6 +121,19 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 				"vpcUuid": cl.VPCUUID, "clusterSubnet": cl.ClusterSubnet, "serviceSubnet": cl.ServiceSubnet, "surgeUpgrade": cl.SurgeUpgrade,
 				"maintenancePolicy": map[string]any{"day": cl.MaintenancePolicy.Day.String(), "startTime": cl.MaintenancePolicy.StartTime},
 				"nodePool":          map[string]any{"id": cl.NodePools[0].ID, "name": "default", "size": "s-2vcpu-4gb", "nodeCount": 2}}})
+		switch i {
+		case 3: // the API's worker made the stack's last update: its records say so
+			clusterRecords.Last.Message = markOf(c)
+			if err := st.MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
+				t.Fatal(err)
+			}
+		case 5: // an up from the command line since the worker's: its own check reads the history
+			clusterRecords.Last.Message = "an up from the command line"
+			if err := st.MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
+				t.Fatal(err)
+			}
+			edited = append(edited, c.ID)
+		}
 		fleet.records[cm.Target.Key()] = clusterRecords
 		pm, _, err := w.manifest(ctx, p)
 		if err != nil {
@@ -140,7 +155,7 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 			all = append(all, o)
 		}
 		if i == 7 {
-			edited = []string{c.ID, p.ID}
+			edited = append(edited, c.ID, p.ID)
 			do.EditPool(id, cl.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
 		}
 	}
@@ -173,7 +188,7 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 		}
 	}
 	if fmt.Sprint(ids) != fmt.Sprint(edited) {
-		t.Errorf("checks of their own queued for %v, want only the resized cluster and its pool, %v", ids, edited)
+		t.Errorf("checks of their own queued for %v, want only the cluster updated outside the API, the resized cluster and its pool, %v", ids, edited)
 	}
 	unchecked := 0
 	for _, o := range all {
@@ -185,7 +200,7 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 		switch {
 		case slices.Contains(edited, o.ID):
 			if d.Reason != "NotChecked" {
-				t.Errorf("%s %s, of the resized cluster: Drifted %+v, which its own check writes, not the scan", o.Type, o.Name, d)
+				t.Errorf("%s %s: Drifted %+v, which its own check writes, not the scan", o.Type, o.Name, d)
 			}
 		case d.Status != "False" || d.Reason != "InSync" || !strings.Contains(d.Message, "fleet scan"):
 			unchecked++
