@@ -45,7 +45,8 @@ help:
 	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
 	@echo "make bench-api        the API under a portal's load: 200 clients at once listing and reading 1,000 pools, on SQLite and"
 	@echo "                      a throwaway PostgreSQL; p50, p99, requests a second and the load (BENCH_API_ROUNDS=20);"
-	@echo "                      *-clients-apart: the clients in a process of their own on one core, the replica on the other"
+	@echo "                      *-clients-apart: the clients in a process of their own on one core, the replica on the other;"
+	@echo "                      and 10,000 clusters with 20,000 pools on PostgreSQL, beside a static server of the same bytes"
 	@echo "make bench-fleet      status, drift, preview and up on fleets of 100 and 1,000 DigitalOcean stacks, today's binary"
 	@echo "                      against 6de0a4d^ (bench/fleet.sh; needs make engine; FLEET_SIZES=100, FLEET_OLD_1000=1)"
 	@echo "make bench-karpenter  Karpenter on the real control plane, with its kwok provider and with ours on the loopback clouds:"
@@ -177,10 +178,12 @@ bench:
 
 # The API under a portal's load (issue 63): BenchmarkTwoHundredConcurrentClients in
 # pkg/serve/bench_test.go, on an SQLite file and a throwaway PostgreSQL (internal/testing/pgtest)
-# in one run; PostgreSQL is required, not skipped. Each round is 200 requests at once.
+# in one run; PostgreSQL is required, not skipped. Each round is 200 requests at once. Then the
+# same at 10,000 clusters and 20,000 pools on PostgreSQL, each round also sent to a static Go
+# server answering the same bytes (issue 79: ...AtTenThousandClusters).
 BENCH_API_ROUNDS ?= 20
 bench-api:
-	CLUSTERPLANE_REQUIRE_POSTGRES=1 go test -run '^$$' -bench '^BenchmarkTwoHundredConcurrentClients$$' \
+	CLUSTERPLANE_REQUIRE_POSTGRES=1 go test -run '^$$' -bench '^BenchmarkTwoHundredConcurrentClients(AtTenThousandClusters)?$$' \
 		-benchtime $(BENCH_API_ROUNDS)x -timeout 20m ./pkg/serve/
 
 # Not part of bench or CI: it takes minutes at 100 stacks and most of an hour at 1,000.

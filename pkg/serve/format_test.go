@@ -167,7 +167,7 @@ func TestEveryAnswerOutsideTheRoutesIsTheAPIsJSONError(t *testing.T) {
 		{name: "an If-Match that is no list of ETags is 400", method: "PUT", path: "/api/v1/clusters/" + id, body: doCluster, role: auth.Editor,
 			headers: []string{"If-Match", `"1`}, want: 400, wantCode: "VALIDATION_ERROR", wantIn: []string{"If-Match"}},
 		{name: "an unknown list parameter is 400 naming it and the ones the route takes", method: "GET", path: "/api/v1/nodepools?cluster_id=" + id, role: auth.Viewer,
-			want: 400, wantCode: "VALIDATION_ERROR", wantIn: []string{"cluster_id", "limit, offset, status, health"}},
+			want: 400, wantCode: "VALIDATION_ERROR", wantIn: []string{"cluster_id", "limit, cursor, offset, status, health"}},
 		{name: "a parameter to a route that takes none is 400", method: "GET", path: "/api/v1/clusters/" + id + "?verbose=1", role: auth.Viewer,
 			want: 400, wantCode: "VALIDATION_ERROR", wantIn: []string{"verbose", "takes none"}},
 		// The answers that go through, in the same run: each check refuses what it should only.

@@ -101,3 +101,56 @@ func TestAListServedAgainShowsEveryWriteMadeSinceThroughAnyReplica(t *testing.T)
 		})
 	}
 }
+
+// A list is read page by page with the cursor each page gives (next_cursor), null on the last;
+// a cursor the API did not give, or one sent with an offset, is refused naming the parameter.
+// Promise: api-cursor-pages-every-object-once
+// Promise: api-cursor-not-given-refused
+func TestAListIsReadPageByPageWithTheCursorEachPageGives(t *testing.T) {
+	s := &service{t: t}
+	s.url, s.backend, s.tokens = launch(t, databases[0].url(t), 0)
+	var want []string
+	for i := range 5 {
+		name := fmt.Sprintf("cursor-%d", i)
+		if code, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doClusterNamed(name)); code != http.StatusCreated {
+			t.Fatalf("create %s: %d %v", name, code, c)
+		}
+		want = append(want, name)
+	}
+	var got []string
+	path := "/api/v1/clusters?limit=2"
+	for pages := 0; ; pages++ {
+		code, page := s.call(auth.Viewer, "GET", path, "")
+		if code != http.StatusOK || pages > 5 {
+			t.Fatalf("GET %s: %d %v (page %d)", path, code, page, pages)
+		}
+		for _, c := range list(page["clusters"]) {
+			got = append(got, c["name"].(string))
+		}
+		next, present := page["next_cursor"]
+		if !present {
+			t.Fatalf("a page without next_cursor: %v", page)
+		}
+		if next == nil {
+			break
+		}
+		path = "/api/v1/clusters?limit=2&cursor=" + next.(string)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("read %v page by page, want %v", got, want)
+	}
+	_, first := s.call(auth.Viewer, "GET", "/api/v1/clusters?limit=2", "")
+	cursor := first["next_cursor"].(string)
+	refused := []struct{ name, query, field string }{
+		{"a cursor the API did not give", "cursor=bm90LWEtY3Vyc29y", "cursor"},
+		{"a cursor with an offset", "cursor=" + cursor + "&offset=2", "offset"},
+	}
+	for _, r := range refused {
+		code, out := s.call(auth.Viewer, "GET", "/api/v1/clusters?"+r.query, "")
+		e, _ := out["error"].(map[string]any)
+		problems := list(e["problems"])
+		if code != http.StatusBadRequest || len(problems) != 1 || problems[0]["field"] != r.field {
+			t.Errorf("%s: %d %v, want 400 naming %s", r.name, code, out, r.field)
+		}
+	}
+}

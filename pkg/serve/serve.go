@@ -115,7 +115,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		worker := &reconcile.Worker{Store: st, Kinds: o.Kinds, Backend: o.Backend, Policy: o.Policy, StackTimeout: o.StackTimeout, Log: o.Log}
 		river.AddWorker(workers, worker)
 		river.AddWorker(workers, &reconcile.Drift{Worker: worker})
-		river.AddWorker(workers, &reconcile.Sweep{Store: st, Every: o.DriftEvery})
+		river.AddWorker(workers, &reconcile.Sweep{Store: st, Every: o.DriftEvery, Worker: worker})
 		cfg.Workers = workers
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}, reconcile.DriftQueue: {MaxWorkers: 1}}
 		if o.DriftEvery > 0 {

@@ -36,7 +36,10 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 		r.say(string(r.Operation) + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
 		return nil
 	}
-	s := scan.New()
+	s := r.Scanner
+	if s == nil {
+		s = scan.New()
+	}
 	out := map[string]deploy.Scanned{}
 	count := map[scan.Verdict]int{}
 	// Why stacks were not judged, and how many; each stack's outputs, for the stacks that

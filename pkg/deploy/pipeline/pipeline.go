@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -57,6 +58,10 @@ type Request struct {
 	// Scan, for another operation than those three, scans the fleet as drift does (unless Deep):
 	// status --drift reads the cloud only for the stacks the scan cannot vouch for.
 	Scan bool
+	// Scanner, when set, is the fleet scan's: runs over parts of one fleet that share it list
+	// each cloud account once between them (a service checking its objects a part at a time).
+	// Unset, each run lists anew.
+	Scanner *scan.Scanner
 	// ChangedSince, when set, limits the run to the manifests changed since that git commit
 	// (package changed: committed or not, and untracked ones) and the stacks that reference
 	// theirs, as a pull request's CI wants; the others are not run. The commit is looked up in

@@ -38,7 +38,11 @@ type savedAnswer struct {
 
 // pageKey names a list's page by everything that selects it.
 func pageKey(f store.Filter) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Type, f.ClusterID, f.Phase, f.Health, f.Limit, f.Offset)
+	after := ""
+	if f.After != nil {
+		after = encodeCursor(*f.After)
+	}
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s", f.Type, f.ClusterID, f.Phase, f.Health, f.Limit, f.Offset, after)
 }
 
 // get returns the answer saved under key when it was read at changes.

@@ -232,12 +232,14 @@ func (d *openAPIDoc) listSchema(objectType string) jsonObject {
 	if _, ok := d.schemas[name]; !ok {
 		d.schemas[name] = jsonObject{
 			"type":     "object",
-			"required": []string{listName[objectType], "total", "limit", "offset"},
+			"required": []string{listName[objectType], "total", "limit", "offset", "next_cursor"},
 			"properties": jsonObject{
 				listName[objectType]: jsonObject{"type": "array", "items": d.schema(reflect.TypeFor[store.Object]())},
 				"total":              jsonObject{"type": "integer", "minimum": 0, "description": "How many objects the filters select, on every page."},
 				"limit":              jsonObject{"type": "integer", "minimum": 1, "maximum": 100},
 				"offset":             jsonObject{"type": "integer", "minimum": 0},
+				"next_cursor": jsonObject{"type": []string{"string", "null"},
+					"description": "The next page's cursor: send it as cursor to read the page that follows; null on the last page."},
 			},
 		}
 	}
@@ -501,8 +503,12 @@ func (d *openAPIDoc) document() jsonObject {
 					"description": "The resource_version read (the ETag), \"*\" or a list of ETags, read as RFC 9110 says: the write goes when one is the current version, " +
 						"compared strongly (a weak ETag, W/\"12\", never matches); without it the write is refused (428).",
 					"schema": jsonObject{"type": "string"}},
-				"Limit":  query("limit", "The page's size.", jsonObject{"type": "integer", "minimum": 1, "maximum": 100, "default": 50}),
-				"Offset": query("offset", "How many objects to skip.", jsonObject{"type": "integer", "minimum": 0, "maximum": 1<<31 - 1, "default": 0}),
+				"Limit": query("limit", "The page's size.", jsonObject{"type": "integer", "minimum": 1, "maximum": 100, "default": 50}),
+				"Cursor": query("cursor", "Where the page starts: the previous page's next_cursor, as it was given (opaque). Pages read so "+
+					"stay in order while objects are created and deleted, and a deep page costs what the first does; not with offset.",
+					jsonObject{"type": "string"}),
+				"Offset": query("offset", "How many objects to skip (the database reads and drops them: prefer cursor past the first pages).",
+					jsonObject{"type": "integer", "minimum": 0, "maximum": 1<<31 - 1, "default": 0}),
 				"Status": query("status", "Only the objects in this phase.", jsonObject{"type": "string", "enum": phases}),
 				"Health": query("health", "Only the objects of this health.", jsonObject{"type": "string", "enum": healths}),
 			},

@@ -63,7 +63,7 @@ var Routes = []Route{
 }
 
 // listQuery are the query parameters a list takes; no other route takes any.
-var listQuery = []string{"limit", "offset", "status", "health"}
+var listQuery = []string{"limit", "cursor", "offset", "status", "health"}
 
 // query are the query parameters the route takes: any other is refused (400).
 func (rt Route) query() []string {
@@ -256,6 +256,18 @@ func (s *Server) list(objectType string) handler {
 		}
 		number("limit", 1, 100, &f.Limit)
 		number("offset", 0, 1<<31-1, &f.Offset)
+		if c := q.Get("cursor"); c != "" {
+			place, err := decodeCursor(c)
+			switch {
+			case err != nil:
+				problems = append(problems, body.Problem{Field: "cursor", Rule: "query.cursor", Message: err.Error()})
+			case f.Offset > 0:
+				problems = append(problems, body.Problem{Field: "offset", Rule: "query.offset",
+					Message: "cannot be given with a cursor: the cursor says where the page starts"})
+			default:
+				f.After = &place
+			}
+		}
 		oneOf := func(name, v string, allowed []string) {
 			for _, a := range allowed {
 				if v == "" || v == a {
@@ -290,7 +302,13 @@ func (s *Server) list(objectType string) handler {
 		if err != nil {
 			return err
 		}
-		encoded, err := encodeAnswer(map[string]any{listName[objectType]: page.Objects, "total": page.Total, "limit": f.Limit, "offset": f.Offset})
+		var next *string
+		if page.Next != nil {
+			c := encodeCursor(*page.Next)
+			next = &c
+		}
+		encoded, err := encodeAnswer(map[string]any{listName[objectType]: page.Objects, "total": page.Total, "limit": f.Limit, "offset": f.Offset,
+			"next_cursor": next})
 		if err != nil {
 			return err
 		}

@@ -3,12 +3,16 @@ package reconcile
 import (
 	"context"
 	"database/sql"
-	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
@@ -48,13 +52,25 @@ func Sweeps(every time.Duration) *river.PeriodicJob {
 	}, &river.PeriodicJobOpts{RunOnStart: true})
 }
 
-// Sweep queues a drift check of every Ready object, spread evenly over the interval: each check
+// Sweep checks every Ready object once an interval, as `clusterplane drift` checks a fleet.
+// The fleet scan comes first: each cloud account's clusters are listed once (a request per 200
+// clusters, per region on Civo) and every object's stack is judged against the lists and its
+// records, with no engine; an object the scan vouches for (its cloud, manifest and build as its
+// last up left them) is written InSync there and then. Only an object the scan cannot vouch for
+// (a difference to confirm, records it cannot read, a stack changed since its last up) gets a
+// check of its own, a refreshing preview, queued and spread evenly over the interval: each
 // reads the cloud, and a thousand at once would spend a DigitalOcean token's requests of the
 // minute (250) many times over.
 type Sweep struct {
 	river.WorkerDefaults[SweepArgs]
 	Store *store.Store
 	Every time.Duration
+	// Worker is the reconcile worker whose settings (backend, kinds, policy) the scan uses; nil
+	// gives every object a check of its own.
+	Worker *Worker
+
+	// insert, when set, stands in for River's InsertMany: tests read the checks queued.
+	insert func(ctx context.Context, params []river.InsertManyParams) error
 }
 
 // waiting are the states of a check not yet done: an object has one such check at most, so
@@ -63,26 +79,212 @@ type Sweep struct {
 var waiting = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
 	rivertype.JobStateRunning, rivertype.JobStateScheduled, rivertype.JobStateRetryable}
 
-// Work queues the checks.
+// Work scans the Ready objects and queues the checks of those the scan did not vouch for. An
+// object whose stack the API does not own is not checked (Drift does nothing with one).
 func (s *Sweep) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
-	ids, err := s.Store.Ready(ctx)
-	if err != nil || len(ids) == 0 {
+	objects, err := s.Store.Ready(ctx)
+	if err != nil {
 		return err
 	}
-	client, err := river.ClientFromContextSafely[*sql.Tx](ctx)
-	if err != nil {
-		return errors.Wrap(err, "queue the drift checks")
+	objects = slices.DeleteFunc(objects, func(o store.Object) bool { return !o.StackOwned })
+	if len(objects) == 0 {
+		return nil
 	}
-	step := s.Every / time.Duration(len(ids))
+	if s.Worker != nil {
+		if objects, err = s.Worker.scanned(ctx, objects); err != nil {
+			return err
+		}
+	}
+	return s.queue(ctx, objects)
+}
+
+// queue queues a check of each object, spread evenly over the interval from now.
+func (s *Sweep) queue(ctx context.Context, objects []store.Object) error {
+	if len(objects) == 0 {
+		return nil
+	}
+	insert := s.insert
+	if insert == nil {
+		client, err := river.ClientFromContextSafely[*sql.Tx](ctx)
+		if err != nil {
+			return errors.Wrap(err, "queue the drift checks")
+		}
+		insert = func(ctx context.Context, params []river.InsertManyParams) error {
+			_, err := client.InsertMany(ctx, params)
+			return err
+		}
+	}
+	step := s.Every / time.Duration(len(objects))
 	start := time.Now()
-	params := make([]river.InsertManyParams, 0, len(ids))
-	for i, id := range ids {
-		params = append(params, river.InsertManyParams{Args: DriftArgs{ObjectID: id}, InsertOpts: &river.InsertOpts{
+	params := make([]river.InsertManyParams, 0, len(objects))
+	for i, o := range objects {
+		params = append(params, river.InsertManyParams{Args: DriftArgs{ObjectID: o.ID}, InsertOpts: &river.InsertOpts{
 			Queue: DriftQueue, MaxAttempts: 1, ScheduledAt: start.Add(time.Duration(i) * step),
 			UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: waiting}}})
 	}
-	_, err = client.InsertMany(ctx, params)
-	return errors.Wrap(err, "queue the drift checks")
+	return errors.Wrap(insert(ctx, params), "queue the drift checks")
+}
+
+// sweepPart is about how many objects one run of the pipeline judges: whole clusters, with
+// their pools (a pool's stack reads its cluster's outputs, and the scan vouches for that read
+// only with the cluster judged in the same run), so that a fleet's manifests and records are
+// not all held at once. The parts share one scanner: the cloud is listed once for all of them.
+const sweepPart = 500
+
+// scanParallel is how many stacks of a part are judged at once: a judged stack's status reads
+// its records, no engine runs.
+const scanParallel = 4
+
+// notVouched is the outcome of a stack the scan did not vouch for: it gets a check of its own.
+const notVouched = "the fleet scan did not vouch for it"
+
+// scanned checks objects with the fleet scan, a part at a time, writing Drifted for each it
+// vouches for, and returns the others, oldest first: each needs a check of its own.
+func (w *Worker) scanned(ctx context.Context, objects []store.Object) ([]store.Object, error) {
+	scanner := scan.New()
+	var left []store.Object
+	for _, part := range parts(objects, sweepPart) {
+		l, err := w.scanPart(ctx, scanner, part)
+		if err != nil {
+			return nil, err
+		}
+		left = append(left, l...)
+	}
+	slices.SortStableFunc(left, func(a, b store.Object) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return left, nil
+}
+
+// parts splits objects into parts of whole clusters (a cluster and its pools), each of about
+// size objects, in the order the clusters first come.
+func parts(objects []store.Object, size int) [][]store.Object {
+	byCluster := map[string][]store.Object{}
+	var order []string
+	for _, o := range objects {
+		c := o.ClusterID
+		if o.Type == store.Cluster {
+			c = o.ID
+		}
+		if _, ok := byCluster[c]; !ok {
+			order = append(order, c)
+		}
+		byCluster[c] = append(byCluster[c], o)
+	}
+	var out [][]store.Object
+	var part []store.Object
+	for _, c := range order {
+		if len(part) > 0 && len(part)+len(byCluster[c]) > size {
+			out = append(out, part)
+			part = nil
+		}
+		part = append(part, byCluster[c]...)
+	}
+	if len(part) > 0 {
+		out = append(out, part)
+	}
+	return out
+}
+
+// scanPart runs status --drift over one part's stacks through the pipeline with the fleet scan,
+// the engine left out: a stack the scan vouches for is read from its records alone, the others
+// are left (notVouched). Each object the scan finds in sync and whose records say the API's
+// worker made the stack's last update has its Drifted written as its own check would write it;
+// the rest are returned. A run that
+// fails leaves every object of the part to its own check.
+func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []store.Object) ([]store.Object, error) {
+	byKey := map[string]store.Object{}
+	var manifests []deploytarget.Manifest
+	for _, o := range part {
+		m, _, err := w.manifest(ctx, o)
+		if err != nil {
+			continue // its own check says nothing either: a reconcile reports it Invalid
+		}
+		if _, two := byKey[m.Target.Key()]; two {
+			continue
+		}
+		byKey[m.Target.Key()] = o
+		manifests = append(manifests, m)
+	}
+	run := w.pipeline
+	if run == nil {
+		run = pipeline.Run
+	}
+	outcomes, err := run(ctx, pipeline.Request{Operation: operation.Status, Scan: true, Scanner: scanner, Manifests: manifests,
+		Files: deploytarget.Files{Kinds: w.Kinds}, Backend: w.Backend, Policy: w.Policy, Parallel: scanParallel,
+		StackTimeout: w.StackTimeout, SkipBlocked: true,
+		Op: func(ctx context.Context, dep *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+			if !dep.Scanned[t.Key()].Unchanged {
+				return outcome.NotRun(notVouched)
+			}
+			return dep.Status(ctx, t, deploy.StatusOptions{Drift: true,
+				Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, dep.Backend, key) }})
+		}})
+	if err != nil && w.Log != nil {
+		w.Log.Warn("the drift sweep's fleet scan did not run: each object gets a check of its own", "error", err.Error())
+	}
+	done := map[string]bool{}
+	var records deploy.RecordReader
+	if err == nil {
+		b, berr := w.Backend()
+		records, _ = b.(deploy.RecordReader)
+		if berr != nil {
+			err = berr
+		}
+	}
+	for _, out := range outcomes {
+		o, ok := byKey[out.Target.Key()]
+		if err != nil || !ok || out.NotRun || out.Status != outcome.Done || out.Report == nil {
+			continue
+		}
+		c := out.Report.Condition("Drifted")
+		if c.Status != "False" {
+			continue
+		}
+		md, settled, err := w.ownedByRecords(ctx, records, o, out.Target.Key())
+		if err != nil {
+			return nil, err
+		}
+		if !settled {
+			continue
+		}
+		drifted := condition(c.Type, c.Status, c.Reason, c.Message)
+		if err := w.Store.EditStatus(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md)); err != nil {
+			return nil, err
+		}
+		done[o.ID] = true
+	}
+	var left []store.Object
+	for _, o := range part {
+		if !done[o.ID] {
+			left = append(left, o)
+		}
+	}
+	return left, nil
+}
+
+// ownedByRecords is owned for a stack the scan vouched for, read from the stack's records in the
+// backend's storage rather than from its history through the Pulumi CLI, a process a stack,
+// which would make a fleet's sweep take hours. settled tells that the records say it: the object
+// has no mark to compare (its StackOwned alone says), or the stack's newest record is an update
+// the worker made for it, so nothing changed the stack since; md is then the metadata owned
+// sets. Otherwise (an update, destroy or refresh since, or records that cannot be read) the
+// object's own check reads the history and says who changed the stack.
+func (w *Worker) ownedByRecords(ctx context.Context, records deploy.RecordReader, o store.Object, key string) (md map[string]any, settled bool, err error) {
+	_, marked, err := w.Store.MarkOf(ctx, o.ID)
+	if err != nil || !marked {
+		return nil, err == nil, err
+	}
+	if records == nil {
+		return nil, false, nil
+	}
+	project, stack, _ := strings.Cut(key, "/")
+	rec, err := records.Records(ctx, project, stack)
+	if err != nil || rec.Newest != "update" || rec.Last == nil || rec.Last.Operation != "update" || rec.Last.Message != markOf(o) {
+		return nil, false, nil
+	}
+	if err := w.Store.LoseStack(ctx, o.ID, ""); err != nil {
+		return nil, false, err
+	}
+	return map[string]any{"changed_outside_api": nil}, true, nil
 }
 
 // Drift runs a drift check.

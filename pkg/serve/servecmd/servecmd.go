@@ -92,7 +92,7 @@ database.`,
 	f.Float64Var(&o.rateLimit, "rate-limit", api.DefaultRateLimit, "requests a second one caller (a token's subject) may send before it is answered 429, and failed authentications a second from one address; 0 limits nobody")
 	f.IntVar(&o.rateBurst, "rate-burst", api.DefaultRateBurst, "requests a caller may send at once before --rate-limit applies (a portal sends some 200 at once)")
 	f.DurationVar(&o.stackTimeout, "stack-timeout", 2*time.Hour, "how long one stack's operation may take")
-	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud (a refreshing preview, spread over the interval; at least 1m); 0 only after each deploy")
+	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud: the fleet scan first (one list of the cloud per 200 clusters), then a refreshing preview, spread over the interval, of each object the scan cannot vouch for; at least 1m; 0 only after each deploy")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before River takes it up again whatever its worker's lease says (default --stack-timeout plus 5m); a killed worker's job is queued again, in its old place, once its lease runs out: within a minute")
 	o.policy = *cli.PolicyFlag(cmd)
 	cmd.AddCommand(tokenCommands(o))

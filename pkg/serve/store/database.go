@@ -89,6 +89,10 @@ CREATE INDEX IF NOT EXISTS clusterplane_objects_list ON clusterplane_objects (ki
 -- A cluster's pools and the status and health filters, in list order (Store.List).
 CREATE INDEX IF NOT EXISTS clusterplane_objects_cluster ON clusterplane_objects (kind, cluster_id, created_at, id);
 CREATE INDEX IF NOT EXISTS clusterplane_objects_state ON clusterplane_objects (kind, phase, health, created_at, id);
+-- The status filter alone and the health filter alone: with a column between the filter's and
+-- created_at, a page after a cursor read and sorted every row the filter selects.
+CREATE INDEX IF NOT EXISTS clusterplane_objects_phase ON clusterplane_objects (kind, phase, created_at, id);
+CREATE INDEX IF NOT EXISTS clusterplane_objects_health ON clusterplane_objects (kind, health, created_at, id);
 CREATE SEQUENCE IF NOT EXISTS clusterplane_resource_version;
 CREATE TABLE IF NOT EXISTS clusterplane_status (
 	object_id uuid NOT NULL REFERENCES clusterplane_objects (id) ON DELETE CASCADE,
@@ -168,6 +172,10 @@ CREATE INDEX IF NOT EXISTS clusterplane_objects_list ON clusterplane_objects (ki
 -- A cluster's pools and the status and health filters, in list order (Store.List).
 CREATE INDEX IF NOT EXISTS clusterplane_objects_cluster ON clusterplane_objects (kind, cluster_id, created_at, id);
 CREATE INDEX IF NOT EXISTS clusterplane_objects_state ON clusterplane_objects (kind, phase, health, created_at, id);
+-- The status filter alone and the health filter alone: with a column between the filter's and
+-- created_at, a page after a cursor read and sorted every row the filter selects.
+CREATE INDEX IF NOT EXISTS clusterplane_objects_phase ON clusterplane_objects (kind, phase, created_at, id);
+CREATE INDEX IF NOT EXISTS clusterplane_objects_health ON clusterplane_objects (kind, health, created_at, id);
 CREATE TABLE IF NOT EXISTS clusterplane_counter (value integer NOT NULL);
 INSERT INTO clusterplane_counter (value) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM clusterplane_counter);
 CREATE TABLE IF NOT EXISTS clusterplane_status (

@@ -484,14 +484,26 @@ type Filter struct {
 	Health    string
 	Limit     int
 	Offset    int
+	// After, when set, starts the page after that object in the list's order (keyset paging):
+	// the database finds the place in the index, where an offset reads and drops every row
+	// before it.
+	After *Place
+}
+
+// Place is an object's place in a list's order: oldest first, ties by id.
+type Place struct {
+	CreatedAt time.Time
+	ID        string
 }
 
 // Page is one page of a list: the objects, how many the filter selects in all, and the count
-// of changes (Changes) the page was read at; 0 when the page holds no row to carry it.
+// of changes (Changes) the page was read at; 0 when the page holds no row to carry it. Next is
+// the place of the page's last object when more follow it; nil on the last page.
 type Page struct {
 	Objects []Object
 	Total   int
 	Changes int64
+	Next    *Place
 }
 
 // Changes counts every write to the objects' table so far (a trigger counts them in the
@@ -529,12 +541,24 @@ func (s *Store) List(ctx context.Context, f Filter) (Page, error) {
 	and("phase", f.Phase)
 	and("health", f.Health)
 	n := len(args)
+	pageWhere := where
+	if f.After != nil {
+		if uuid.Validate(f.After.ID) != nil {
+			return Page{}, errors.Errorf("list after object %q: not an id", f.After.ID)
+		}
+		// A row value compared in the list's order: the indexes' (created_at, id) after the
+		// filters' equalities, so the database starts the page where the place is.
+		args = append(args, f.After.CreatedAt.UTC(), f.After.ID)
+		pageWhere += ` AND (created_at, id) > ($` + strconv.Itoa(n+1) + `, $` + strconv.Itoa(n+2) + `)`
+	}
+	m := len(args)
 	// The total is a subquery the database runs once (it names no column of the outer row),
 	// counting in the index alone; a window count(*) OVER () instead copied every selected row,
-	// spec and all, before the page was cut from them.
+	// spec and all, before the page was cut from them. One row more than the page is read: it
+	// says whether another page follows.
 	rows, err := s.read(ctx, `SELECT `+columns+`, (SELECT count(*) FROM clusterplane_objects WHERE `+where+
-		`), (`+changesQuery+`) FROM clusterplane_objects WHERE `+where+` ORDER BY created_at, id LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2),
-		append(args, f.Limit, f.Offset)...)
+		`), (`+changesQuery+`) FROM clusterplane_objects WHERE `+pageWhere+` ORDER BY created_at, id LIMIT $`+strconv.Itoa(m+1)+` OFFSET $`+strconv.Itoa(m+2),
+		append(args, f.Limit+1, f.Offset)...)
 	if err != nil {
 		return Page{}, errors.Wrap(err, "list the objects")
 	}
@@ -549,9 +573,14 @@ func (s *Store) List(ctx context.Context, f Filter) (Page, error) {
 	if err := rows.Err(); err != nil {
 		return Page{}, errors.Wrap(err, "list the objects")
 	}
-	if len(page.Objects) == 0 && f.Offset > 0 {
+	if len(page.Objects) > f.Limit {
+		page.Objects = page.Objects[:f.Limit]
+		last := page.Objects[f.Limit-1]
+		page.Next = &Place{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	if len(page.Objects) == 0 && (f.Offset > 0 || f.After != nil) {
 		// A page past the end has no row to carry the total: count on its own.
-		if err := s.readRow(ctx, `SELECT count(*) FROM clusterplane_objects WHERE `+where, args...).Scan(&page.Total); err != nil {
+		if err := s.readRow(ctx, `SELECT count(*) FROM clusterplane_objects WHERE `+where, args[:n]...).Scan(&page.Total); err != nil {
 			return Page{}, errors.Wrap(err, "count the objects")
 		}
 	}
@@ -584,21 +613,22 @@ func (s *Store) Find(ctx context.Context, id string) (Object, error) {
 	return scan(s.DB.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1`, id))
 }
 
-// Ready returns the id of every object whose phase is Ready and that is not being deleted,
-// oldest first: what a drift check compares with the cloud.
-func (s *Store) Ready(ctx context.Context) ([]string, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT id FROM clusterplane_objects WHERE phase = 'Ready' AND NOT deleting ORDER BY created_at, id`)
+// Ready returns every object whose phase is Ready and that is not being deleted, oldest first:
+// what a drift check compares with the cloud. Read in one query, since the sweep builds every
+// one's manifest.
+func (s *Store) Ready(ctx context.Context) ([]Object, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE phase = 'Ready' AND NOT deleting ORDER BY created_at, id`)
 	if err != nil {
 		return nil, errors.Wrap(err, "list the ready objects")
 	}
 	defer rows.Close()
-	var ids []string
+	var objects []Object
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		o, err := scan(rows)
+		if err != nil {
 			return nil, errors.Wrap(err, "list the ready objects")
 		}
-		ids = append(ids, id)
+		objects = append(objects, o)
 	}
-	return ids, errors.Wrap(rows.Err(), "list the ready objects")
+	return objects, errors.Wrap(rows.Err(), "list the ready objects")
 }

@@ -259,3 +259,68 @@ func TestAListsPageAndTotalFollowItsFilters(t *testing.T) {
 		}
 	})
 }
+
+// Pages read by place (keyset paging) hold every object once, in the list's order, however
+// objects are created and deleted while they are read: an object made during the walk comes on
+// a later page, and one deleted before the place shifts nothing after it.
+// Promise: api-cursor-pages-every-object-once
+func TestPagesReadByPlaceHoldEveryObjectOnceWhileTheTableChanges(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
+		ctx := context.Background()
+		c, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		create := func(name string) store.Object {
+			o, err := st.Create(ctx, store.Object{Type: store.NodePool, Name: name, ClusterID: c.ID, Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return o
+		}
+		var made []store.Object
+		for i := range 8 {
+			made = append(made, create(fmt.Sprintf("p%d", i)))
+		}
+		var names []string
+		var totals []int
+		f := store.Filter{Type: store.NodePool, ClusterID: c.ID, Limit: 3}
+		for page := 0; ; page++ {
+			got, err := st.List(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range got.Objects {
+				names = append(names, o.Name)
+			}
+			totals = append(totals, got.Total)
+			if page == 0 {
+				// Before the place: p0 goes (an offset would now skip p3); after it: p8 comes.
+				if _, err := st.Delete(ctx, store.NodePool, made[0].ID, store.AnyVersion, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := st.Forget(ctx, made[0].ID); err != nil {
+					t.Fatal(err)
+				}
+				create("p8")
+			}
+			if got.Next == nil {
+				break
+			}
+			if page > 5 {
+				t.Fatalf("more pages than objects: %v", names)
+			}
+			f.After = got.Next
+		}
+		if want := "[p0 p1 p2 p3 p4 p5 p6 p7 p8]"; fmt.Sprint(names) != want {
+			t.Errorf("walked %v, want %s", names, want)
+		}
+		if fmt.Sprint(totals) != "[8 8 8]" {
+			t.Errorf("totals %v, want [8 8 8] (three pages, the last full and said to be the last): every page counts what the filter selects then", totals)
+		}
+		f.After = &store.Place{CreatedAt: time.Now().Add(time.Hour), ID: c.ID}
+		if past, err := st.List(ctx, f); err != nil || len(past.Objects) != 0 || past.Total != 8 || past.Next != nil {
+			t.Errorf("a place past the end: %+v, %v; want no objects, total 8, no next", past, err)
+		}
+	})
+}
