@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
@@ -50,7 +51,7 @@ func CheckPolicy(pol *policy.Policy, p Program, f program.File, old *program.Fil
 		return nil, nil
 	}
 	in := policy.Input{File: f.Name, Data: f.Data, Manifest: input}
-	if d, ok := stackinput.Cloud(input); ok {
+	if d, ok := clouds.OfInput(input); ok {
 		prices := d.Prices()
 		in.Prices = &prices
 	}

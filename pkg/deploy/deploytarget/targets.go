@@ -2,16 +2,17 @@ package deploytarget
 
 import (
 	"context"
-	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"slices"
 	"strings"
 
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
 )
@@ -147,6 +148,6 @@ func References(in proto.Message) []string {
 			return true
 		})
 	}
-	walk(stackinput.Target(in).ProtoReflect())
+	walk(apikinds.Target(in).ProtoReflect())
 	return out
 }

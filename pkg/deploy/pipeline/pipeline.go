@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -248,7 +248,7 @@ func Judge(ctx context.Context, p *policy.Policy, b stackstate.Backend, t deploy
 		return nil, err
 	}
 	in := policy.Input{File: t.File, Data: data, Manifest: t.Input, Old: old}
-	if d, ok := stackinput.Cloud(t.Input); ok {
+	if d, ok := clouds.OfInput(t.Input); ok {
 		prices := d.Prices()
 		in.Prices = &prices
 	}

@@ -8,7 +8,9 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
@@ -43,8 +45,8 @@ type manifestCatalogue struct {
 // that also has a node count (the node pools, default or not).
 func catalogueOf(input proto.Message) manifestCatalogue {
 	var mc manifestCatalogue
-	spec := protofield.At(stackinput.Target(input).ProtoReflect(), kindfield.TargetSpec)
-	d, ok := stackinput.Cloud(input)
+	spec := protofield.At(apikinds.Target(input).ProtoReflect(), kindfield.TargetSpec)
+	d, ok := clouds.OfInput(input)
 	if !ok || spec == nil {
 		return mc
 	}
@@ -113,7 +115,7 @@ func versionOffered(v string, offered []string) bool {
 func closest(v string, candidates []string, edits int) string {
 	best, bestDistance := "", edits+1
 	for _, c := range candidates {
-		d := stackinput.Distance(strings.TrimPrefix(v, "v"), strings.TrimPrefix(c, "v"))
+		d := apikinds.Distance(strings.TrimPrefix(v, "v"), strings.TrimPrefix(c, "v"))
 		if d < bestDistance || d == bestDistance && best != "" && newer(c, best) {
 			best, bestDistance = c, d
 		}

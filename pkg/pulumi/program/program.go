@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
@@ -94,7 +95,7 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 	}
 	// Plan stays offline, as it promises: the repository's prices, never the cloud's API (diff,
 	// preview and up ask the API when a token is there).
-	if d, ok := stackinput.Cloud(input); ok {
+	if d, ok := clouds.OfInput(input); ok {
 		e := cost.Of(input, d.Prices())
 		result.Cost = &e
 	}
@@ -129,7 +130,7 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		fmt.Fprintln(stderr, err)
 		return exitcode.Invalid
 	}
-	if d, ok := stackinput.Cloud(newInput); ok {
+	if d, ok := clouds.OfInput(newInput); ok {
 		p := prices(d, stderr)
 		delta := cost.Compare(oldInput, newInput, p)
 		result.Cost = &delta

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
 )
@@ -97,7 +98,7 @@ func catalogueWarnings(file string, data []byte, input proto.Message) []Warning 
 // Kind is the kind of the manifests the program deploys, e.g. "CivoKubernetesCluster": the name
 // of its stack input's target message.
 func (p Program[T]) Kind() string {
-	return string(stackinput.Target(p.NewInput()).ProtoReflect().Descriptor().Name())
+	return string(apikinds.Target(p.NewInput()).ProtoReflect().Descriptor().Name())
 }
 
 // Valid reports whether the file was validated and is valid.
