@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -78,7 +79,7 @@ func withPolicy(v program.Verdict, pol *policy.Policy, p Program, f program.File
 	var problems []stackinput.Problem
 	for _, r := range results {
 		if !r.Denied() {
-			v.Warnings = append(v.Warnings, program.Warning{Problem: stackinput.Problem{File: r.File, Line: r.Line,
+			v.Warnings = append(v.Warnings, catalogue.Warning{Problem: stackinput.Problem{File: r.File, Line: r.Line,
 				Column: r.Column, Path: r.Field, RuleID: "policy", Message: r.Message}, Text: r.String()})
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -83,7 +84,7 @@ type File struct {
 func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code int) {
 	defer crash(stderr, &code)
 	input := p.NewInput()
-	if err := ParseInput(f.Data, f.Name, input); err != nil {
+	if err := catalogue.ParseInput(f.Data, f.Name, input); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Invalid
 	}
@@ -120,7 +121,7 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		file  File
 		input T
 	}{{oldFile, oldInput}, {newFile, newInput}} {
-		if err := ParseInput(f.file.Data, f.file.Name, f.input); err != nil {
+		if err := catalogue.ParseInput(f.file.Data, f.file.Name, f.input); err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitcode.Invalid
 		}
@@ -153,7 +154,7 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 // Parse reads and validates f into a new stack input (stackinput.Parse).
 func (p Program[T]) Parse(f File) (proto.Message, error) {
 	input := p.NewInput()
-	if err := ParseInput(f.Data, f.Name, input); err != nil {
+	if err := catalogue.ParseInput(f.Data, f.Name, input); err != nil {
 		return nil, err
 	}
 	return input, nil

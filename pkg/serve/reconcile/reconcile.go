@@ -422,7 +422,7 @@ func (w *Worker) run(ctx context.Context, name operation.Name, m deploytarget.Ma
 	outcomes, err := run(ctx, pipeline.Request{Operation: name, Manifests: []deploytarget.Manifest{m},
 		Files:   deploytarget.Files{Kinds: w.Kinds},
 		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true,
-		Reverse: name == operation.Destroy, Op: op})
+		Op: op})
 	if len(outcomes) == 1 {
 		return outcomes[0], err
 	}
