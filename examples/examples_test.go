@@ -19,6 +19,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	kindspkg "github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -131,7 +132,7 @@ func TestEveryExampleValidatesAndPlansItsKind(t *testing.T) {
 			if err != nil {
 				t.Fatalf("invalid example: %v", err)
 			}
-			target := stackinput.Target(input).ProtoReflect()
+			target := apikinds.Target(input).ProtoReflect()
 			if got := target.Get(target.Descriptor().Fields().ByName("kind")).String(); got != k.name {
 				t.Errorf("kind = %q, want %q for folder %s", got, k.name, folder)
 			}
@@ -216,9 +217,9 @@ func TestEveryScenarioComesAsABareManifestAndAStackInputThatPlanTheSame(t *testi
 			}
 			bareInput, barePlan := planOf(t, k, path)
 			stackInput, stackPlan := planOf(t, k, stackInputPath)
-			if !proto.Equal(stackinput.Target(bareInput), stackinput.Target(stackInput)) {
-				t.Errorf("the manifests differ:\n%s: %v\n%s: %v", path, stackinput.Target(bareInput),
-					stackInputPath, stackinput.Target(stackInput))
+			if !proto.Equal(apikinds.Target(bareInput), apikinds.Target(stackInput)) {
+				t.Errorf("the manifests differ:\n%s: %v\n%s: %v", path, apikinds.Target(bareInput),
+					stackInputPath, apikinds.Target(stackInput))
 			}
 			if barePlan != stackPlan {
 				t.Errorf("%s and %s plan differently:\n%s\n---\n%s", path, stackInputPath, barePlan, stackPlan)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 )
 
 // policyInput loads an example (text is its content, edited) as policy.Input.
@@ -23,7 +23,7 @@ func policyInput(t *testing.T, example, text string) policy.Input {
 	}
 	in := policy.Input{File: example, Data: []byte(text), Manifest: input}
 	// The prices the callers hand in: the manifest's cloud's table, from its driver.
-	if d, ok := stackinput.Cloud(input); ok {
+	if d, ok := clouds.OfInput(input); ok {
 		prices := d.Prices()
 		in.Prices = &prices
 	}

@@ -196,9 +196,10 @@ func (f *factory) backend(o *deployOptions) (stackstate.Backend, error) {
 // runOp is how a deploy command runs the pipeline (pipeline.Run) and renders its outcomes (-o).
 type runOp struct {
 	name operation.Name
-	// reverse runs dependants first (destroy); skipBlocked skips the dependants of a blocked stack.
-	reverse, skipBlocked bool
-	op                   func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome
+	// skipBlocked skips the dependants of a blocked stack (dependants first is the operation's:
+	// operation.Name.Reverse).
+	skipBlocked bool
+	op          func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome
 	// render prints the outcomes in text; nil for the table. summary ends its text with the
 	// table's summary line (adopt: its lines say each stack, the summary counts them).
 	render  func(w io.Writer, outcomes []outcome.Outcome)
@@ -238,7 +239,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	start := time.Now()
 	outcomes, err := pipeline.Run(ctx, pipeline.Request{Operation: r.name, Paths: o.files, Files: f.files(o),
 		Backend: func() (stackstate.Backend, error) { return f.backend(o) },
-		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
+		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout,
 		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.streams(o).For,
 		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})
 	f.streams(o).Flush()

@@ -364,7 +364,7 @@ func destroyRun(opts *destroyOptions) error {
 	stillReferenced := func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 		return f.files(&opts.deployOptions).DestroyGuard(ctx, b, opts.files, targets)
 	}
-	return f.runDeploy(&opts.deployOptions, runOp{name: operation.Destroy, reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+	return f.runDeploy(&opts.deployOptions, runOp{name: operation.Destroy, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Destroy(ctx, t, destroy)
 	}})
 }

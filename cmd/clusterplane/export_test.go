@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"sigs.k8s.io/yaml"
 )
@@ -128,7 +128,7 @@ func TestExportPKONeverHoldsATokenAPassphraseOrAKubeconfig(t *testing.T) {
 	}
 	// Inside the sandbox too the export says its own reason: the sandbox's (a deploy reaches only
 	// its loopback clouds) is not the one that applies to writing files.
-	t.Setenv(cloudapi.SandboxEnv, t.TempDir())
+	t.Setenv(cloudfacts.SandboxEnv, t.TempDir())
 	r = run(t, "", "export", "pko", "--image", testImage, file)
 	if r.code != exitcode.Invalid || !strings.Contains(r.stderr, "an export never holds a token") || strings.Contains(r.stderr, "sandbox") {
 		t.Errorf("export of a stack input with a token inside the sandbox = %d, want the export's reason alone:\n%s", r.code, r.stderr)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
@@ -253,7 +253,7 @@ func TestInsideTheSandboxAProviderConfigOfItsOwnIsRefusedAtItsLineBeforeAnyStack
 			if tt.sandbox {
 				sandbox = t.TempDir()
 			}
-			t.Setenv(cloudapi.SandboxEnv, sandbox)
+			t.Setenv(cloudfacts.SandboxEnv, sandbox)
 			r := deployRun(t, b, strings.NewReader(""), false, "preview", dir)
 			refused := regexp.MustCompile(`own\.stack-input\.yaml:\d+:\d+: providerConfig\.apiToken: providerConfig sets apiToken or apiUrl, which the clusterplane sandbox refuses`)
 			if refused.MatchString(r.stderr) != tt.sandbox || (tt.sandbox && r.code != exitcode.Invalid) ||

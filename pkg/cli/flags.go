@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 )
 
 // flagError is a flag the command does not take, said with the flag it likely meant: one of its
@@ -32,7 +32,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		if f.Hidden {
 			return
 		}
-		if d := stackinput.Distance(name, f.Name); d < bestDistance {
+		if d := apikinds.Distance(name, f.Name); d < bestDistance {
 			best, bestDistance = f.Name, d
 		}
 	})

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
@@ -50,7 +52,7 @@ func CheckPolicy(pol *policy.Policy, p Program, f program.File, old *program.Fil
 		return nil, nil
 	}
 	in := policy.Input{File: f.Name, Data: f.Data, Manifest: input}
-	if d, ok := stackinput.Cloud(input); ok {
+	if d, ok := clouds.OfInput(input); ok {
 		prices := d.Prices()
 		in.Prices = &prices
 	}
@@ -77,7 +79,7 @@ func withPolicy(v program.Verdict, pol *policy.Policy, p Program, f program.File
 	var problems []stackinput.Problem
 	for _, r := range results {
 		if !r.Denied() {
-			v.Warnings = append(v.Warnings, program.Warning{Problem: stackinput.Problem{File: r.File, Line: r.Line,
+			v.Warnings = append(v.Warnings, catalogue.Warning{Problem: stackinput.Problem{File: r.File, Line: r.Line,
 				Column: r.Column, Path: r.Field, RuleID: "policy", Message: r.Message}, Text: r.String()})
 			continue
 		}

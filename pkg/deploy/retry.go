@@ -6,6 +6,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -77,5 +78,5 @@ func CloudRetryAfter(ctx context.Context, t deploytarget.Target) time.Duration {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return cloud.Throttled(ctx, base, token)
+	return cloudapi.Throttled(ctx, cloud, base, token)
 }

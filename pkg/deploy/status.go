@@ -14,7 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
@@ -193,7 +193,7 @@ func changedFields(t deploytarget.Target, outputs map[string]stackstate.Output) 
 // field; false when the stack recorded none.
 func SameAsDeployed(t deploytarget.Target, outputs map[string]stackstate.Output) bool {
 	old, err := deploytarget.DeployedInput(t.Input, outputs)
-	return err == nil && old != nil && proto.Equal(stackinput.Target(old), stackinput.Target(t.Input))
+	return err == nil && old != nil && proto.Equal(apikinds.Target(old), apikinds.Target(t.Input))
 }
 
 // missingReferences names the stacks the target references that do not exist, "" when all do.

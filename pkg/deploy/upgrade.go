@@ -3,15 +3,18 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"strings"
+
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
-	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 )
 
 // UpgradeClusters are the clusters an upgrade plan of targets covers, each with its target: node
@@ -25,8 +28,8 @@ func UpgradeClusters(targets []deploytarget.Target, paths []string) ([]deploytar
 	var problems []error
 	byStack := map[string]string{}
 	for _, t := range targets {
-		c, ok := upgrade.ClusterOf(t.File, t.Name, stackinput.Target(t.Input))
-		d, known := stackinput.Cloud(t.Input)
+		c, ok := upgrade.ClusterOf(t.File, t.Name, apikinds.Target(t.Input))
+		d, known := clouds.OfInput(t.Input)
 		if !ok || !known {
 			continue
 		}

@@ -1,7 +1,6 @@
 package deploy_test
 
 import (
-	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
 )
@@ -89,7 +90,7 @@ func TestAClusterManifestIsReadWithItsGoalAndTheCloudToAsk(t *testing.T) {
 			if err := stackinput.LoadFile(file, tt.input); err != nil {
 				t.Fatal(err)
 			}
-			kind := string(stackinput.Target(tt.input).ProtoReflect().Descriptor().Name())
+			kind := string(apikinds.Target(tt.input).ProtoReflect().Descriptor().Name())
 			_, clusters, err := deploy.UpgradeClusters([]deploytarget.Target{{Kind: kinds.Kind{Name: kind}, File: file, Input: tt.input}}, []string{file})
 			if ok := err == nil && len(clusters) == 1; ok != tt.planned {
 				t.Fatalf("planned %t (%v), want %t", ok, err, tt.planned)

@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 )
 
 // Mask is what a secret is replaced with, as clusterplane's other redactions write it.
@@ -38,7 +38,7 @@ var (
 // tokenEnv are the variables the clouds' API tokens are read from.
 func tokenEnv() []string {
 	var out []string
-	for _, d := range clouds.All() {
+	for _, d := range cloudlist.All() {
 		out = append(out, d.Env().TokenEnv)
 	}
 	return out

@@ -41,7 +41,7 @@ func (s *service) cli(name operation.Name, nodes int) {
 	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: name, Paths: []string{file},
 		Files:   deploytarget.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds},
 		Backend: func() (stackstate.Backend, error) { return s.backend, nil }, Parallel: 1, StackTimeout: time.Minute,
-		Reverse: name == operation.Destroy, Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			if name == operation.Destroy {
 				return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 			}

@@ -20,8 +20,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/internal/seed"
 	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
 )
@@ -41,7 +41,7 @@ func (s *server) Cleanup(f func()) { s.cleanups = append(s.cleanups, f) }
 // served is one loopback cloud as this command serves it, with its flags.
 type served struct {
 	fakeclouds.Loopback
-	env          cloudapi.Cloud
+	env          cloudfacts.Env
 	token, state *string
 	port         *int
 	cloud        fakeclouds.Cloud

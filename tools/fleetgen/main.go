@@ -41,7 +41,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
@@ -511,7 +511,7 @@ func stackOutputs(chk any) (map[string]any, bool) {
 
 // sameManifest fails unless recorded, a clusterplane_manifest output, reads back as input's target.
 func sameManifest(input proto.Message, recorded string) error {
-	want := stackinput.Target(input)
+	want := apikinds.Target(input)
 	got := want.ProtoReflect().New().Interface()
 	if err := protojson.Unmarshal([]byte(recorded), got); err != nil {
 		return errors.Wrap(err, "read the recorded manifest")

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	v1 "github.com/clusterplane/clusterplane/karpenter/pkg/apis/v1"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 )
 
 // Driver is one cloud as the provider serves it: everything but its API calls (Cloud) that the
@@ -27,7 +27,7 @@ type Driver struct {
 	ProviderIDPrefix string
 	// Env names the variables of the cloud's token and API URL: the main module's, so that the
 	// operator reads what clusterplane reads.
-	Env cloudapi.Cloud
+	Env cloudfacts.Env
 	// New is the cloud's API at base (the cloud's own when "") with token.
 	New func(base, token string) Cloud
 	// Reserve is how much of a node the cloud keeps from its pods.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/pkg/errors"
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -157,7 +157,7 @@ func (p *Policy) Evaluate(in Input) ([]Result, error) {
 		if delta != nil && r.readsCost {
 			result.Cost = delta.String()
 		}
-		_, _, misnamedField := unknownStep(stackinput.Target(in.Manifest).ProtoReflect().Descriptor(), r.Field)
+		_, _, misnamedField := unknownStep(apikinds.Target(in.Manifest).ProtoReflect().Descriptor(), r.Field)
 		switch {
 		case err != nil:
 			result.Error = err.Error()
@@ -184,7 +184,7 @@ func (p *Policy) Evaluate(in Input) ([]Result, error) {
 // have. A key the kind has but the manifest leaves out (an optional spec.vpc) stays the
 // manifest's, at its line: has() is the rule's way to read it.
 func (r *Rule) misnamed(result *Result, in Input, evalErr error) {
-	md := stackinput.Target(in.Manifest).ProtoReflect().Descriptor()
+	md := apikinds.Target(in.Manifest).ProtoReflect().Descriptor()
 	if key, ok := noSuchKey(evalErr); ok && !hasField(md, key) && r.at != nil {
 		result.File, result.Field = r.File, ""
 		result.Line, result.Column = r.at(keyAt(r.Expression, key))
@@ -218,7 +218,7 @@ func (r *Rule) applies(kind string) bool {
 // there even when not written; optional ones only when written), old the same of the replaced
 // manifest or null, and cost the monthly cost and its delta, or null for a kind not priced.
 func variables(in Input) (map[string]any, *cost.Delta, error) {
-	manifest, err := asMap(stackinput.Target(in.Manifest))
+	manifest, err := asMap(apikinds.Target(in.Manifest))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,7 +229,7 @@ func variables(in Input) (map[string]any, *cost.Delta, error) {
 		}
 	}
 	if in.Old != nil {
-		if vars["old"], err = asMap(stackinput.Target(in.Old)); err != nil {
+		if vars["old"], err = asMap(apikinds.Target(in.Old)); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"cel.dev/cel-go/common"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -86,7 +86,7 @@ func unknownStep(md protoreflect.MessageDescriptor, path string) (step string, n
 func hint(key string, names []string) string {
 	best, bestDistance := "", len(key)/2+2
 	for _, n := range names {
-		if d := stackinput.Distance(strings.ToLower(key), strings.ToLower(n)); d < bestDistance {
+		if d := apikinds.Distance(strings.ToLower(key), strings.ToLower(n)); d < bestDistance {
 			best, bestDistance = n, d
 		}
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/pkg/errors"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 )
 
 // Env is the environment variable that names a policy file when --policy does not.
@@ -314,14 +314,14 @@ func unknownKinds(at func(*yaml.Node) string, v *yaml.Node) []string {
 	if v.Kind != yaml.SequenceNode {
 		return []string{at(v) + ": kinds: a list of kinds, as manifests write their kind field"}
 	}
-	known := stackinput.Kinds()
+	known := apikinds.Kinds()
 	var problems []string
 	for _, k := range v.Content {
 		if k.Kind == yaml.ScalarNode && slices.ContainsFunc(known, func(name string) bool { return strings.EqualFold(name, k.Value) }) {
 			continue
 		}
 		msg := fmt.Sprintf("%s: kinds: %q is no kind", at(k), k.Value)
-		if near := stackinput.NearestKind(k.Value); near != "" {
+		if near := apikinds.NearestKind(k.Value); near != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		problems = append(problems, msg+"; the kinds are "+strings.Join(known, ", "))

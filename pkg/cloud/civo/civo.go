@@ -24,9 +24,6 @@ import (
 	"github.com/pkg/errors"
 )
 
-// PerPage is Civo's largest page.
-const PerPage = 100
-
 // DefaultMaxPages bounds a list when Options names no bound: 100,000 clusters in a region, far
 // more than an account holds, yet an API that always answers another page cannot hold a caller
 // forever.

@@ -9,20 +9,8 @@ import (
 	"github.com/pkg/errors"
 )
 
-// Civo's kinds as manifests write them. A Civo pool names its cluster's region: Civo's API is
-// per region.
-const (
-	clusterKind = "CivoKubernetesCluster"
-	poolKind    = "CivoKubernetesNodePool"
-	apiVersion  = "civo.clusterplane.dev/v1"
-	// ownLabels is the prefix of the node labels Civo sets by itself.
-	ownLabels = "kubernetes.civo.com/"
-)
-
-// Kinds are Civo's kinds.
-func (Driver) Kinds() cloud.Kinds {
-	return cloud.Kinds{Cluster: clusterKind, Pool: poolKind, APIVersion: apiVersion, PoolRegion: true}
-}
+// ownLabels is the prefix of the node labels Civo sets by itself.
+const ownLabels = "kubernetes.civo.com/"
 
 // Discover reads the account's clusters region by region (Civo's API is per region): the one
 // asked for, or every region the account offers that a manifest can spell.
@@ -79,7 +67,7 @@ func discoverRegions(ctx context.Context, c *Client, a cloud.Account) ([]string,
 // Discovered is a cluster of region as its manifests write it: the first pool, which the
 // provider takes for the default one, inside, then one per other pool.
 func Discovered(cl Cluster, region string, a cloud.Account) cloud.FoundCluster {
-	managed := a.Managed(cl.Tags, clusterKind)
+	managed := a.Managed(cl.Tags, Driver{}.Kinds().Cluster)
 	spec := map[string]any{
 		"kubernetesVersion": orDefault(cl.KubernetesVersion, cl.Version),
 		"clusterType":       strings.ToLower(cl.ClusterType),

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 )
 
 // Retry says whether a request's attempt (counted from 0) that got status (0 when no answer came)
@@ -110,10 +112,10 @@ func (c *Client) Throttled(ctx context.Context, path string) time.Duration {
 	return RetryAfter(header.Get("Retry-After"), time.Hour, time.Now())
 }
 
-// Throttled is Client.Throttled of the cloud's API at base (its own API when "") with token,
+// Throttled is Client.Throttled of the cloud c's API at base (its own API when "") with token,
 // asked at its Probe: what a caller holding only a provider config's token and URL asks before
 // running an operation again.
-func (c Cloud) Throttled(ctx context.Context, base, token string) time.Duration {
+func Throttled(ctx context.Context, c cloudfacts.Env, base, token string) time.Duration {
 	if base == "" {
 		base = c.API
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 )
 
 // Promise: sandbox-nothing-leaves-the-machine
@@ -30,8 +30,8 @@ func TestInsideTheSandboxAProviderConfigWithItsOwnTokenOrURLIsRefused(t *testing
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(cloudapi.SandboxEnv, t.TempDir())
-			for _, cloud := range []cloudapi.Cloud{digitalocean.Env, civo.Env} {
+			t.Setenv(cloudfacts.SandboxEnv, t.TempDir())
+			for _, cloud := range []cloudfacts.Env{digitalocean.Env, civo.Env} {
 				t.Setenv(cloud.TokenEnv, "sandbox-token")
 				t.Setenv(cloud.URLEnv, envURL)
 				token, url, err := cloud.Resolve(tt.token, tt.url)

@@ -1,16 +1,20 @@
 // Package clouds is the list of cloud drivers, the one place that names them all: code that
-// needs a cloud's answer finds its driver here, by ID or by a stack input's provider config,
-// rather than branching on the cloud's name. A cloud is added by its driver's line in All.
+// needs a cloud to do something finds its driver here, by ID or by a stack input's provider
+// config, rather than branching on the cloud's name. A cloud is added by its driver's line in All
+// and its facts' line in pkg/cloudfacts/cloudlist, in the same place of both lists (the test
+// TestTheDriversAreTheCloudsOfTheFactsListInItsOrder holds them together).
 package clouds
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -44,28 +48,31 @@ func Get(id cloud.ID) (cloud.Driver, error) {
 }
 
 // ByProviderConfig is the driver whose provider-config message is m; false for any other
-// message. The message's full name must be the driver's exactly: a name that only contains a
-// cloud's is not that cloud.
+// message. The message's full name must be the cloud's exactly (cloudlist.ByProviderConfig): a
+// name that only contains a cloud's is not that cloud.
 func ByProviderConfig(m protoreflect.MessageDescriptor) (cloud.Driver, bool) {
-	i := slices.IndexFunc(All(), func(d cloud.Driver) bool { return d.ProviderConfig().Message == m.FullName() })
-	if i < 0 {
-		return nil, false
-	}
-	return All()[i], true
+	return driverOf(cloudlist.ByProviderConfig(m))
 }
 
-// apiPackage is where the API keeps each cloud's kinds: clusterplane.provider.<cloud ID>.
-const apiPackage = "clusterplane.provider."
-
 // OfMessage is the driver of the cloud whose API package holds the message (or enum) named
-// name, clusterplane.provider.<ID>.…; false for a message of no cloud's package, never another
-// cloud's driver.
+// name, clusterplane.provider.<ID>.… (cloudlist.OfMessage); false for a message of no cloud's
+// package, never another cloud's driver.
 func OfMessage(name protoreflect.FullName) (cloud.Driver, bool) {
-	i := slices.IndexFunc(All(), func(d cloud.Driver) bool {
-		return strings.HasPrefix(string(name), apiPackage+string(d.ID())+".")
-	})
-	if i < 0 {
+	return driverOf(cloudlist.OfMessage(name))
+}
+
+// driverOf is the driver of the cloud c, found by its facts; false when ok is, or when no driver
+// has c's ID (the lists' test keeps every cloud's facts with a driver).
+func driverOf(c cloudfacts.Cloud, ok bool) (cloud.Driver, bool) {
+	if !ok {
 		return nil, false
 	}
-	return All()[i], true
+	d, err := Get(c.ID())
+	return d, err == nil
+}
+
+// OfInput is the driver of the cloud a stack input deploys to (cloudlist.OfInput says which, by
+// its provider config); false for a message of no cloud a driver knows.
+func OfInput(input proto.Message) (cloud.Driver, bool) {
+	return driverOf(cloudlist.OfInput(input))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -107,5 +108,24 @@ func TestEachCloudNamesTheDistributionOfAClusterType(t *testing.T) {
 				t.Errorf("Distribution(%q) = %q, want %q", tt.clusterType, got, tt.want)
 			}
 		})
+	}
+}
+
+// The drivers' list and the facts' list name the same clouds in the same order, each driver
+// embedding its own cloud's facts: a cloud added to one list alone fails here, not in a user's
+// run, where the manifests' checks would know a cloud no driver deploys.
+func TestTheDriversAreTheCloudsOfTheFactsListInItsOrder(t *testing.T) {
+	drivers, facts := clouds.All(), cloudlist.All()
+	if len(drivers) != len(facts) {
+		t.Fatalf("%d drivers (%v) but %d clouds' facts (%v): add the cloud to both lists", len(drivers), clouds.IDs(), len(facts), cloudlist.IDs())
+	}
+	for i, d := range drivers {
+		f := facts[i]
+		if d.ID() != f.ID() {
+			t.Errorf("driver %d is %q, facts %d are %q: the lists must name the clouds in one order", i, d.ID(), i, f.ID())
+		}
+		if d.Env() != f.Env() || d.ProviderConfig() != f.ProviderConfig() || d.Kinds() != f.Kinds() {
+			t.Errorf("the driver of %q answers other facts than cloudlist's: embed the cloud's own facts", d.ID())
+		}
 	}
 }

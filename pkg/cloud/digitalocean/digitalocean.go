@@ -31,10 +31,6 @@ import (
 	"github.com/pkg/errors"
 )
 
-// PerPage is DigitalOcean's largest page: the fewer pages, the fewer requests against the
-// account's rate limit.
-const PerPage = 200
-
 // DefaultMaxPages bounds a list when Options names no bound: 200,000 clusters, far more than an
 // account holds, yet an API that always answers a next page cannot hold a caller forever.
 const DefaultMaxPages = 1000

@@ -9,20 +9,9 @@ import (
 	"github.com/pkg/errors"
 )
 
-// DigitalOcean's kinds as manifests write them.
-const (
-	clusterKind = "DigitalOceanKubernetesCluster"
-	poolKind    = "DigitalOceanKubernetesNodePool"
-	apiVersion  = "digitalocean.clusterplane.dev/v1"
-	// defaultPoolTag marks the pool the Terraform provider (inside pulumi-digitalocean) takes for
-	// a cluster's default pool.
-	defaultPoolTag = "terraform:default-node-pool"
-)
-
-// Kinds are DigitalOcean's kinds.
-func (Driver) Kinds() cloud.Kinds {
-	return cloud.Kinds{Cluster: clusterKind, Pool: poolKind, APIVersion: apiVersion, PoolRegion: false}
-}
+// defaultPoolTag marks the pool the Terraform provider (inside pulumi-digitalocean) takes for a
+// cluster's default pool.
+const defaultPoolTag = "terraform:default-node-pool"
 
 // Discover reads the account's clusters, 200 a page with their pools inline.
 func (Driver) Discover(ctx context.Context, a cloud.Account) (cloud.Found, error) {
@@ -84,7 +73,7 @@ func Discovered(cl Cluster, a cloud.Account) (cloud.FoundCluster, error) {
 		// The default pool carries the cluster's derived tags, not a pool kind's; its manifest
 		// names it, as an extra pool's does.
 		Default: pool(def, a),
-		Managed: a.Managed(cl.Tags, clusterKind),
+		Managed: a.Managed(cl.Tags, Driver{}.Kinds().Cluster),
 		Notes:   append([]string{"Default pool: " + def.Name + ", id " + def.ID + "."}, notes...),
 	}
 	for _, p := range cl.NodePools {
@@ -124,7 +113,7 @@ func pool(p NodePool, a cloud.Account) cloud.FoundPool {
 		spec["autoScale"], spec["minNodes"], spec["maxNodes"] = true, p.MinNodes, p.MaxNodes
 	}
 	return cloud.FoundPool{ID: p.ID, Name: p.Name, Tagged: true, Tags: withoutCloudTags(p.Tags), Spec: spec,
-		Managed: a.Managed(p.Tags, poolKind)}
+		Managed: a.Managed(p.Tags, Driver{}.Kinds().Pool)}
 }
 
 // optional writes into spec what a cluster sets beside its defaults: a maintenance window, the

@@ -1,99 +1,32 @@
 package digitalocean
 
 import (
-	"github.com/pkg/errors"
-
-	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 )
 
 // ID names DigitalOcean.
-const ID cloud.ID = "digitalocean"
+const ID = dofacts.ID
 
-// Driver is DigitalOcean as clusterplane asks it (cloud.Driver).
-type Driver struct{}
+// Driver is DigitalOcean as clusterplane asks it (cloud.Driver): what DigitalOcean is (its facts) and
+// what it does, through the clients of this package.
+type Driver struct{ dofacts.Facts }
 
 var _ cloud.Driver = Driver{}
 
-// ID is DigitalOcean's.
-func (Driver) ID() cloud.ID { return ID }
-
-// The environment variables an empty provider config's token and API URL fall back to, as the
-// DigitalOcean provider plugin's own do.
+// The facts' names, as the driver's callers name them.
 const (
-	TokenEnv  = "DIGITALOCEAN_TOKEN"
-	APIURLEnv = "DIGITALOCEAN_API_URL"
+	TokenEnv  = dofacts.TokenEnv
+	APIURLEnv = dofacts.APIURLEnv
+	PerPage   = dofacts.PerPage
 )
 
-// Env is DigitalOcean's environment: its name, TokenEnv and APIURLEnv, and its own API (the
-// account answers a probe cheaply). Resolve on it decides where a DigitalOcean token may go.
-var Env = cloudapi.Cloud{Name: "DigitalOcean", TokenEnv: TokenEnv, URLEnv: APIURLEnv,
-	API: "https://api.digitalocean.com", Probe: "/v2/account"}
+// Env is DigitalOcean's environment (its facts').
+var Env = dofacts.Env
 
-// Env is DigitalOcean's environment: DIGITALOCEAN_TOKEN, DIGITALOCEAN_API_URL and
-// api.digitalocean.com.
-func (Driver) Env() cloudapi.Cloud { return Env }
-
-// ProviderConfig is the DigitalOcean kinds' provider config.
-func (Driver) ProviderConfig() cloud.ProviderConfig {
-	return cloud.ProviderConfig{Message: (&digitaloceanv1.DigitalOceanProviderConfig{}).ProtoReflect().Descriptor().FullName(),
-		Token: digitaloceanv1.DigitalOceanProviderConfigFieldApiToken, URL: digitaloceanv1.DigitalOceanProviderConfigFieldApiUrl}
-}
-
-// RequestsPerMinute is DigitalOcean's API rate limit: 250 requests a minute per token (and 5,000
-// an hour), as its API reference says under "Rate Limit" (docs.digitalocean.com/reference/api).
-// The provider plugins' requests count against it as much as clusterplane's own.
-const RequestsPerMinute = 250
-
-// ImportPerPage is the page the DigitalOcean provider plugin's import lists clusters at: godo's
-// default, 20 (terraform-provider-digitalocean v2.75.0
-// digitalocean/kubernetes/resource_kubernetes_node_pool.go:156-189).
-const ImportPerPage = 20
-
-// Requests are DigitalOcean's limit and pages: clusterplane's lists and the modules' look-ups
-// read PerPage clusters a request, the provider's import ImportPerPage.
-func (Driver) Requests() cloud.Requests {
-	return cloud.Requests{PerMinute: RequestsPerMinute, ClustersPerPage: PerPage, ImportClustersPerPage: ImportPerPage}
-}
-
-// Node labels DigitalOcean (DOKS) puts on every node of a pool: its pool's name, its pool's id
-// and its own id. The cluster autoscaler's DigitalOcean provider finds nodes by the
-// doks.digitalocean.com namespace (kubernetes/autoscaler,
-// cluster-autoscaler/cloudprovider/digitalocean/digitalocean_node_group.go, nodeIDLabel), and
-// DigitalOcean's documentation tells users to select a pool with doks.digitalocean.com/node-pool.
+// The node labels DigitalOcean puts on a pool's nodes, as its facts name them.
 const (
-	PoolLabel   = "doks.digitalocean.com/node-pool"
-	PoolIDLabel = "doks.digitalocean.com/node-pool-id"
-	NodeIDLabel = "doks.digitalocean.com/node-id"
+	PoolLabel   = dofacts.PoolLabel
+	PoolIDLabel = dofacts.PoolIDLabel
+	NodeIDLabel = dofacts.NodeIDLabel
 )
-
-// PoolSelector selects a pool's nodes by its name (doks.digitalocean.com/node-pool=<name>): pool
-// names are unique within a cluster (the API refuses a second pool of the same name), so the name
-// selects exactly one pool.
-func (Driver) PoolSelector(name, _ string) (map[string]string, error) {
-	if name == "" {
-		return nil, errors.New("a DigitalOcean pool's nodes are found by the pool's name, and it has none")
-	}
-	return map[string]string{PoolLabel: name}, nil
-}
-
-// ProviderSDK is the Go SDK module of the Pulumi provider plugin the kinds' programs use.
-func (Driver) ProviderSDK() string { return "github.com/pulumi/pulumi-digitalocean/sdk/v4" }
-
-// PluginEnv turns the DigitalOcean plugin's own retries off (DIGITALOCEAN_HTTP_RETRY_MAX=0): its
-// HTTP client (godo over go-retryablehttp, terraform-provider-digitalocean's config.go,
-// http_retry_max 4 by default) asks again after any 5xx, a POST included, so a create the cloud
-// carried out but answered 500 for made up to five clusters of one name. pkg/deploy asks again
-// instead, after looking that the failed attempt left nothing behind.
-func (Driver) PluginEnv() map[string]string {
-	return map[string]string{"DIGITALOCEAN_HTTP_RETRY_MAX": "0"}
-}
-
-// Credentials are the other variables the provider reads a credential from (terraform-provider-digitalocean v2.75.0).
-func (Driver) Credentials() []string {
-	return []string{"DIGITALOCEAN_ACCESS_TOKEN", "SPACES_ACCESS_KEY_ID", "SPACES_SECRET_ACCESS_KEY"}
-}
-
-// ProviderSDKVersion is go.mod's version of ProviderSDK.
-func (Driver) ProviderSDKVersion() string { return "4.57.0" }

@@ -16,7 +16,7 @@ import (
 	"sync"
 
 	"github.com/blang/semver"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
@@ -219,7 +219,7 @@ func (b *Backend) workspace(ctx context.Context, project string, program pulumi.
 // staysInSandbox refuses, inside the clusterplane sandbox, a backend off the machine: the sandbox
 // promises that nothing leaves it, its state included.
 func (b *Backend) staysInSandbox() error {
-	if os.Getenv(cloudapi.SandboxEnv) == "" || strings.HasPrefix(b.url, "file://") {
+	if os.Getenv(cloudfacts.SandboxEnv) == "" || strings.HasPrefix(b.url, "file://") {
 		return nil
 	}
 	return errors.Errorf("inside the clusterplane sandbox the state stays in its folder, and %s names %s: "+

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -49,7 +49,7 @@ func TestInsideTheSandboxAStateBackendOffTheMachineIsRefusedWithoutItsPassword(t
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			t.Setenv(cloudapi.SandboxEnv, t.TempDir())
+			t.Setenv(cloudfacts.SandboxEnv, t.TempDir())
 			err := (&Backend{url: tt.url}).staysInSandbox()
 			if refused := err != nil && strings.Contains(err.Error(), "inside the clusterplane sandbox"); refused != tt.refused {
 				t.Fatalf("New(%s) in the sandbox = %v, want refused %t", tt.url, err, tt.refused)

@@ -9,6 +9,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -29,7 +30,7 @@ func DeployedRegionMismatches(ctx context.Context, b stackstate.Backend, list ki
 	var read []reference.Manifest
 	clusters := map[string]bool{} // referenced stacks read, by key
 	for _, t := range targets {
-		spec := protofield.At(stackinput.Target(t.Input).ProtoReflect(), kindfield.TargetSpec)
+		spec := protofield.At(apikinds.Target(t.Input).ProtoReflect(), kindfield.TargetSpec)
 		from := protofield.At(spec, kindfield.SpecCluster, sharedv1.StringValueOrRefFieldValueFrom)
 		if protofield.String(spec, kindfield.SpecRegion) == "" || from == nil {
 			continue

@@ -8,9 +8,9 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
@@ -40,7 +40,7 @@ type Target struct {
 // unless stack names another.
 func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Target {
 	if stack == "" {
-		meta := protofield.At(stackinput.Target(input).ProtoReflect(), kindfield.TargetMetadata)
+		meta := protofield.At(apikinds.Target(input).ProtoReflect(), kindfield.TargetMetadata)
 		stack = reference.Stack(protofield.String(meta, sharedv1.CloudResourceMetadataFieldName), protofield.String(meta, sharedv1.CloudResourceMetadataFieldEnv))
 	}
 	return Target{Kind: k, File: file, Stack: stack, Input: input}
@@ -75,6 +75,6 @@ func GuardedType(table *effects.Table) string {
 
 // MetadataName is the manifest's metadata.name, by which --allow-replace=KIND/NAME names it.
 func (t Target) MetadataName() string {
-	meta := protofield.At(stackinput.Target(t.Input).ProtoReflect(), kindfield.TargetMetadata)
+	meta := protofield.At(apikinds.Target(t.Input).ProtoReflect(), kindfield.TargetMetadata)
 	return protofield.String(meta, sharedv1.CloudResourceMetadataFieldName)
 }

@@ -2,22 +2,23 @@ package deploytarget
 
 import (
 	"context"
-	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"slices"
 	"strings"
 
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/pkg/errors"
 )
 
 // Read is the target of file, a manifest or stack input of kind k whose text is data: parsed and
-// validated as the commands do (program.ParseInput: every problem said, with its line), its stack
+// validated as the commands do (catalogue.ParseInput: every problem said, with its line), its stack
 // named as NewTarget names it.
 func Read(k kinds.Kind, file string, data []byte, stack string) (Target, error) {
 	stack, err := stackOf(k, file, stack)
@@ -25,7 +26,7 @@ func Read(k kinds.Kind, file string, data []byte, stack string) (Target, error) 
 		return Target{}, err
 	}
 	input := k.NewStackInput()
-	if err := program.ParseInput(data, file, input); err != nil {
+	if err := catalogue.ParseInput(data, file, input); err != nil {
 		return Target{}, err
 	}
 	return NewTarget(file, k, input, stack), nil
@@ -147,6 +148,6 @@ func References(in proto.Message) []string {
 			return true
 		})
 	}
-	walk(stackinput.Target(in).ProtoReflect())
+	walk(apikinds.Target(in).ProtoReflect())
 	return out
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -29,7 +29,7 @@ func message(list kinds.List, kind string, doc object) (proto.Message, error) {
 	}
 	// The target of an empty stack input is a read-only empty message; New gives a fresh one of
 	// the same type to fill.
-	msg := stackinput.Target(k.NewStackInput()).ProtoReflect().New()
+	msg := apikinds.Target(k.NewStackInput()).ProtoReflect().New()
 	dropUnknownEnums(msg.Descriptor(), doc)
 	js, err := json.Marshal(doc)
 	if err != nil {

@@ -18,3 +18,7 @@ const (
 	Kubeconfig Name = "kubeconfig"
 	Adopt      Name = "adopt"
 )
+
+// Reverse tells that the operation runs a stack's dependants before it: destroy, which must take
+// a pool down before its cluster. Every other operation runs a stack's dependencies first.
+func (n Name) Reverse() bool { return n == Destroy }

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,16 +10,17 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/changed"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
@@ -67,8 +67,9 @@ type Request struct {
 	// theirs, as a pull request's CI wants; the others are not run. The commit is looked up in
 	// the git work tree of the first path.
 	ChangedSince string
-	// Reverse runs dependants first (destroy); SkipBlocked skips the dependants of a blocked stack.
-	Reverse, SkipBlocked bool
+	// SkipBlocked skips the dependants of a blocked stack. Whether dependants run first is the
+	// operation's (Operation.Reverse: destroy), never set beside it.
+	SkipBlocked bool
 	// Guard, when set, refuses targets before anything runs: their keys and why. Whole says it
 	// refuses every target or none (a saved plan is applied whole).
 	Guard func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error)
@@ -253,7 +254,7 @@ func Judge(ctx context.Context, p *policy.Policy, b stackstate.Backend, t deploy
 		return nil, err
 	}
 	in := policy.Input{File: t.File, Data: data, Manifest: t.Input, Old: old}
-	if d, ok := stackinput.Cloud(t.Input); ok {
+	if d, ok := clouds.OfInput(t.Input); ok {
 		prices := d.Prices()
 		in.Prices = &prices
 	}
@@ -299,7 +300,7 @@ func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets
 			continue
 		}
 		data := texts[t.Key()]
-		if len(program.Refusals(t.File, data, t.Input, nil, cat)) == 0 {
+		if len(catalogue.Refusals(t.File, data, t.Input, nil, cat)) == 0 {
 			continue
 		}
 		// Only now is the stack read: it is asked only of a manifest the cloud's list refuses.
@@ -307,7 +308,7 @@ func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets
 		if old, err = deploytarget.LastDeployed(ctx, b, t); err != nil {
 			return err
 		}
-		if refusals := program.Refusals(t.File, data, t.Input, old, cat); len(refusals) > 0 {
+		if refusals := catalogue.Refusals(t.File, data, t.Input, old, cat); len(refusals) > 0 {
 			problems = append(problems, &stackinput.Error{Problems: refusals})
 		}
 	}
@@ -341,7 +342,7 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 		d.Progress = r.Progress(len(sorted))
 	}
 	d.Pace = r.pacer(sorted, scanned, kept, refused)
-	q := queue.Queue{Parallel: r.Parallel, Reverse: r.Reverse, StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
+	q := queue.Queue{Parallel: r.Parallel, Reverse: r.Operation.Reverse(), StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
 		Recovery: d.Recovery}
 	return q.Run(ctx, sorted, deps, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 		if err := refused[t.Key()]; err != nil {

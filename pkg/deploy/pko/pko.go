@@ -24,6 +24,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -173,7 +174,7 @@ func export(t deploytarget.Target, names map[string]string, opts Options) (File,
 	if err := noCredentials(t.Input); err != nil {
 		return File{}, err
 	}
-	manifest, err := protojson.MarshalOptions{}.Marshal(stackinput.Target(t.Input))
+	manifest, err := protojson.MarshalOptions{}.Marshal(apikinds.Target(t.Input))
 	if err != nil {
 		return File{}, errors.Wrap(err, "marshal the manifest")
 	}
@@ -290,7 +291,7 @@ func noCredentials(input proto.Message) error {
 // protected tells whether the manifest's resources are protected: a cluster unless
 // deletionProtection is false. Its Stack then never destroys on finalize.
 func protected(input proto.Message) bool {
-	spec := stackinput.Target(input).ProtoReflect()
+	spec := apikinds.Target(input).ProtoReflect()
 	sfd := spec.Descriptor().Fields().ByJSONName(kindfield.TargetSpec)
 	if sfd == nil {
 		return false

@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
-	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
-	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -22,6 +23,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
@@ -62,7 +64,7 @@ func fleetTarget(t *testing.T, i, nodes int) deploytarget.Target {
 func deployedWith(t *testing.T, target deploytarget.Target, nodes int, op string) *stackstate.Result {
 	t.Helper()
 	old := fleetTarget(t, 0, nodes)
-	manifest, err := protojson.Marshal(stackinput.Target(old.Input))
+	manifest, err := protojson.Marshal(apikinds.Target(old.Input))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
@@ -150,7 +151,7 @@ func labelsOf(input proto.Message) func(string) string {
 	if input == nil {
 		return func(string) string { return "" }
 	}
-	meta := protofield.At(stackinput.Target(input).ProtoReflect(), kindfield.TargetMetadata)
+	meta := protofield.At(apikinds.Target(input).ProtoReflect(), kindfield.TargetMetadata)
 	return func(key string) string {
 		return protofield.MapValue(meta, sharedv1.CloudResourceMetadataFieldLabels, key)
 	}

@@ -24,8 +24,8 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/pkg/errors"
 )
@@ -36,10 +36,10 @@ func Token(id cloud.ID) string { return "sandbox-" + string(id) + "-token-loopba
 
 // DirEnv names the sandbox's folder in the environment it gives its commands: its presence says
 // "inside the sandbox" to pkg/pulumi/provider, and sandbox commands run there find their folder by it.
-const DirEnv = cloudapi.SandboxEnv
+const DirEnv = cloudfacts.SandboxEnv
 
-// DefaultDir is the folder used without --dir or $CLUSTERPLANE_SANDBOX (cloudapi.SandboxDir).
-const DefaultDir = cloudapi.SandboxDir
+// DefaultDir is the folder used without --dir or $CLUSTERPLANE_SANDBOX (cloudfacts.SandboxDir).
+const DefaultDir = cloudfacts.SandboxDir
 
 // EngineEnv names a folder holding the Pulumi CLI in bin/ and the provider plugins in plugins/,
 // as `make engine` builds .engine; without it the sandbox looks for .engine upwards from the

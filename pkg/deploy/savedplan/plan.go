@@ -19,7 +19,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 )
 
 // PlanFormat names the format of a saved plan, so that a file of another format (or version) is
@@ -41,7 +41,7 @@ type Plan struct {
 // ManifestDigest is the digest of a stack input's manifest: sha256 of its deterministic encoding.
 // The provider config (where a token may be) is not part of it: the manifest is what is reviewed.
 func ManifestDigest(input proto.Message) string {
-	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(stackinput.Target(input))
+	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(apikinds.Target(input))
 	if err != nil {
 		return ""
 	}
@@ -55,7 +55,7 @@ func ManifestDigest(input proto.Message) string {
 // a map) is one. A digest, not the value: the plan holds no value.
 func FieldDigests(input proto.Message) map[string]string {
 	out := map[string]string{}
-	digestFields(stackinput.Target(input).ProtoReflect(), "", out)
+	digestFields(apikinds.Target(input).ProtoReflect(), "", out)
 	return out
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
@@ -167,7 +168,7 @@ func (e *Explainer) Find(query string) (*Topic, error) {
 func didYouMean(name string, names []string, listing string) string {
 	best, bestDistance := "", len(name)/2+2
 	for _, n := range names {
-		if d := stackinput.Distance(strings.ToLower(name), strings.ToLower(n)); d < bestDistance {
+		if d := apikinds.Distance(strings.ToLower(name), strings.ToLower(n)); d < bestDistance {
 			best, bestDistance = n, d
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 )
@@ -429,7 +430,7 @@ func (r Reader) nearestKind(kind, cloud string) string {
 		if cloud != "" && !strings.HasPrefix(strings.ToLower(name), cloud) {
 			continue
 		}
-		if d := stackinput.Distance(strings.ToLower(kind), strings.ToLower(name)); d < bestDistance {
+		if d := apikinds.Distance(strings.ToLower(kind), strings.ToLower(name)); d < bestDistance {
 			best, bestDistance = name, d
 		}
 	}

@@ -10,7 +10,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -316,7 +317,7 @@ func messageHint(m protoreflect.MessageDescriptor) string {
 // it is none.
 func otherCloud(md protoreflect.MessageDescriptor, key string) string {
 	name := string(md.FullName())
-	own, ok := clouds.OfMessage(md.FullName())
+	own, ok := cloudlist.OfMessage(md.FullName())
 	if !ok {
 		return ""
 	}
@@ -327,7 +328,7 @@ func otherCloud(md protoreflect.MessageDescriptor, key string) string {
 	if !strings.Contains(name, kindPackage) {
 		return ""
 	}
-	for _, d := range clouds.All() {
+	for _, d := range cloudlist.All() {
 		if d.ID() == own.ID() {
 			continue
 		}
@@ -341,7 +342,7 @@ func otherCloud(md protoreflect.MessageDescriptor, key string) string {
 		if otherMD.Fields().ByJSONName(key) == nil && otherMD.Fields().ByName(protoreflect.Name(key)) == nil {
 			continue
 		}
-		return "it is a field of " + kindOf(otherMD.ParentFile()) + ", the other cloud's kind"
+		return "it is a field of " + apikinds.KindOf(otherMD.ParentFile()) + ", the other cloud's kind"
 	}
 	return ""
 }
@@ -500,7 +501,7 @@ func messageAt(root protoreflect.MessageDescriptor, path string) protoreflect.Me
 // cloudOf names the cloud of a kind's message by its package (its driver's name), "the cloud"
 // when no driver's package holds it.
 func cloudOf(md protoreflect.MessageDescriptor) string {
-	if d, ok := clouds.OfMessage(md.FullName()); ok {
+	if d, ok := cloudlist.OfMessage(md.FullName()); ok {
 		return d.Env().Name
 	}
 	return "the cloud"
@@ -513,7 +514,7 @@ func nearest(key string, fields protoreflect.FieldDescriptors) (string, bool) {
 	for i := 0; i < fields.Len(); i++ {
 		name := fields.Get(i).JSONName()
 		names = append(names, name)
-		if dist := distance(strings.ToLower(key), strings.ToLower(name)); dist < bestDistance {
+		if dist := apikinds.Distance(strings.ToLower(key), strings.ToLower(name)); dist < bestDistance {
 			best, bestDistance = name, dist
 		}
 	}
@@ -522,34 +523,4 @@ func nearest(key string, fields protoreflect.FieldDescriptors) (string, bool) {
 	}
 	sort.Strings(names)
 	return "the fields here are " + strings.Join(names, ", "), false
-}
-
-// distance is the edit distance of a and b (letters added, removed, changed, or two neighbours
-// swapped), bounded: keys longer than 64 are far.
-func distance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64
-	}
-	// Three rows: the one before the previous serves the swap of two neighbouring letters
-	// (s-2vpcu for s-2vcpu), which people type as often as a wrong letter and counts as one edit.
-	before, prev := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], before[j-2]+1)
-			}
-		}
-		before, prev = prev, cur
-	}
-	return prev[len(b)]
 }

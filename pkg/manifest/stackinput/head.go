@@ -89,9 +89,6 @@ func KindAt(data []byte) (line, column int) {
 	return 0, 0
 }
 
-// Distance is the Levenshtein distance of a and b, bounded: strings longer than 64 are far.
-func Distance(a, b string) int { return distance(a, b) }
-
 // valueOf is the value of key in the mapping m, or nil.
 func valueOf(m *yaml.Node, key string) *yaml.Node {
 	for i := 0; i+1 < len(m.Content); i += 2 {

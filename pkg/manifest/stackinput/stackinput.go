@@ -8,16 +8,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 
 	_ "github.com/clusterplane/clusterplane/apis/clusterplane/all"
-
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -233,16 +231,10 @@ func syntaxError(err error) (int, string) {
 	})
 }
 
-// Target returns the manifest inside a stack-input message.
-func Target(input proto.Message) proto.Message {
-	m := input.ProtoReflect()
-	return m.Get(m.Descriptor().Fields().ByJSONName(kindfield.StackInputTarget)).Message().Interface()
-}
-
 // CloudName is the manifest's field that names input's cluster or pool in the cloud, as a
 // manifest writes it ("spec.clusterName", "spec.nodePoolName"); "" for a kind without one.
 func CloudName(input proto.Message) string {
-	spec := Target(input).ProtoReflect().Descriptor().Fields().ByJSONName(kindfield.TargetSpec)
+	spec := apikinds.Target(input).ProtoReflect().Descriptor().Fields().ByJSONName(kindfield.TargetSpec)
 	if spec == nil || spec.Message() == nil {
 		return ""
 	}
@@ -327,53 +319,6 @@ func camelSegment(seg string) string {
 		}
 	}
 	return "." + strings.Join(parts, "")
-}
-
-// kindOf is the kind whose messages a file of the API declares: its package is
-// clusterplane.provider.<cloud>.<kind in lower case>.v1, and one of the package's messages is
-// the kind.
-func kindOf(file protoreflect.FileDescriptor) string {
-	parts := strings.Split(string(file.Package()), ".")
-	if len(parts) < 2 {
-		return ""
-	}
-	lower, kind := parts[len(parts)-2], ""
-	protoregistry.GlobalFiles.RangeFilesByPackage(file.Package(), func(f protoreflect.FileDescriptor) bool {
-		for i := 0; i < f.Messages().Len(); i++ {
-			if name := string(f.Messages().Get(i).Name()); strings.ToLower(name) == lower {
-				kind = name
-			}
-		}
-		return kind == ""
-	})
-	return kind
-}
-
-// Kinds are the kinds of every registered API file, sorted: every kind, since this package
-// links them all (apis/clusterplane/all).
-func Kinds() []string {
-	seen := map[string]bool{}
-	protoregistry.GlobalFiles.RangeFiles(func(f protoreflect.FileDescriptor) bool {
-		if strings.HasPrefix(string(f.Package()), "clusterplane.provider.") {
-			if k := kindOf(f); k != "" {
-				seen[k] = true
-			}
-		}
-		return true
-	})
-	return slices.Sorted(maps.Keys(seen))
-}
-
-// NearestKind is the kind a mistyped name was likely meant to be (a letter or two off, in any
-// case), "" when none is near.
-func NearestKind(name string) string {
-	best, bestDist := "", len(name)/3+1
-	for _, k := range Kinds() {
-		if d := distance(strings.ToLower(name), strings.ToLower(k)); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
 }
 
 // isKind reports whether name is the kind of a registered API file: every kind, since this

@@ -11,6 +11,7 @@ import (
 	civopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	cluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -433,9 +434,9 @@ func TestTargetReturnsTheManifestInsideAStackInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, ok := stackinput.Target(input).(*cluster.DigitalOceanKubernetesCluster)
+	target, ok := apikinds.Target(input).(*cluster.DigitalOceanKubernetesCluster)
 	if !ok || target != input.GetTarget() {
-		t.Errorf("Target() = %T %v, want the stack input's target", stackinput.Target(input), stackinput.Target(input))
+		t.Errorf("apikinds.Target() = %T %v, want the stack input's target", apikinds.Target(input), apikinds.Target(input))
 	}
 }
 

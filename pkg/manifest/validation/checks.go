@@ -9,9 +9,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/cloud"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -30,10 +29,10 @@ const (
 	RuleAPIURLHTTPS = "api_url.https"
 )
 
-// tokenShaped is the cloud whose published token shape (cloud.Driver.TokenShape) s holds; false
+// tokenShaped is the cloud whose published token shape (cloudfacts.Cloud.TokenShape) s holds; false
 // when it holds none.
-func tokenShaped(s string) (cloud.Driver, bool) {
-	for _, d := range clouds.All() {
+func tokenShaped(s string) (cloudfacts.Cloud, bool) {
+	for _, d := range cloudlist.All() {
 		if shape := d.TokenShape(); shape != nil && shape.MatchString(s) {
 			return d, true
 		}
@@ -42,15 +41,15 @@ func tokenShaped(s string) (cloud.Driver, bool) {
 }
 
 // tokenMessage says why a value shaped like d's token is refused, and where tokens go.
-func tokenMessage(d cloud.Driver) string {
+func tokenMessage(d cloudfacts.Cloud) string {
 	return "looks like a " + d.Env().Name + " API token, which would reach the cloud in plain text here; " +
 		"tokens go in providerConfig.apiToken (a secret) or the " + d.Env().TokenEnv + " environment variable"
 }
 
 // tagsIgnoringCase is the cloud of the kind message md, when its provider keeps tags in a set that
-// ignores case (cloud.Driver.TagsIgnoreCase); false for any other message.
-func tagsIgnoringCase(md protoreflect.MessageDescriptor) (cloud.Driver, bool) {
-	d, ok := clouds.OfMessage(md.FullName())
+// ignores case (cloudfacts.Cloud.TagsIgnoreCase); false for any other message.
+func tagsIgnoringCase(md protoreflect.MessageDescriptor) (cloudfacts.Cloud, bool) {
+	d, ok := cloudlist.OfMessage(md.FullName())
 	if !ok || !d.TagsIgnoreCase() {
 		return nil, false
 	}
@@ -108,7 +107,7 @@ func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, at string
 	return nil
 }
 
-// apiURL checks a provider config's api_url by cloudapi.Cloud.Resolve's rule, offline and with
+// apiURL checks a provider config's api_url by cloudfacts.Env.Resolve's rule, offline and with
 // the field's place, so that a manifest naming an API URL is refused before anything is asked:
 // the URL needs the config's own api_token (the environment's token is never sent to it), and
 // https unless its host is loopback. A URL without a scheme is left to the uri rule, which says
@@ -116,7 +115,7 @@ func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, at string
 func apiURL(m protoreflect.Message, path string) []Violation {
 	md := m.Descriptor()
 	// The provider config's cloud: its driver names the token rule and the fields.
-	driver, ok := clouds.ByProviderConfig(md)
+	driver, ok := cloudlist.ByProviderConfig(md)
 	if !ok {
 		return nil
 	}
@@ -132,8 +131,8 @@ func apiURL(m protoreflect.Message, path string) []Violation {
 	}
 	at := join(path, string(urlField.Name()))
 	var out []Violation
-	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && !cloudapi.SecureURL(raw) {
-		out = append(out, Violation{Field: at, RuleID: RuleAPIURLHTTPS, Message: cloudapi.HTTPSRule})
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && !cloudfacts.SecureURL(raw) {
+		out = append(out, Violation{Field: at, RuleID: RuleAPIURLHTTPS, Message: cloudfacts.HTTPSRule})
 	}
 	if !m.Has(tokenField) {
 		out = append(out, Violation{Field: at, RuleID: RuleAPIURLOwnToken, Message: cloud.OwnTokenRule()})
@@ -144,7 +143,7 @@ func apiURL(m protoreflect.Message, path string) []Violation {
 // caseCollisions names each tag that differs from an earlier one only in case, by position: the
 // provider of d keeps tags in a set that ignores case (DigitalOcean's: tag.TagsSchema hashes with
 // util.HashStringIgnoreCase), so the two would be one tag and the plan would never settle.
-func caseCollisions(d cloud.Driver, list protoreflect.List, at string) []Violation {
+func caseCollisions(d cloudfacts.Cloud, list protoreflect.List, at string) []Violation {
 	var out []Violation
 	first := map[string]int{}
 	for i := 0; i < list.Len(); i++ {

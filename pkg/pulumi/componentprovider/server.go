@@ -12,9 +12,9 @@ import (
 	"sync"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 	"github.com/clusterplane/clusterplane/pkg/release"
 	"github.com/pkg/errors"
@@ -113,7 +113,7 @@ func (s *Server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 		}
 		// As validate warns a manifest's author: a region, size or version the pinned catalogue
 		// lacks is a typo (fra2) or newer than the release; only the cloud refuses it, at up.
-		for _, w := range program.CatalogueWarnings(in.StackInput) {
+		for _, w := range catalogue.WarningsOf(in.StackInput) {
 			if err := ctx.Log.Warn(strings.TrimPrefix(w.Path, "spec.")+": "+w.Message, nil); err != nil {
 				return nil, errors.Wrap(err, "warn of the catalogue")
 			}

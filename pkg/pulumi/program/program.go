@@ -13,6 +13,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
@@ -82,7 +84,7 @@ type File struct {
 func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code int) {
 	defer crash(stderr, &code)
 	input := p.NewInput()
-	if err := ParseInput(f.Data, f.Name, input); err != nil {
+	if err := catalogue.ParseInput(f.Data, f.Name, input); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Invalid
 	}
@@ -94,7 +96,7 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 	}
 	// Plan stays offline, as it promises: the repository's prices, never the cloud's API (diff,
 	// preview and up ask the API when a token is there).
-	if d, ok := stackinput.Cloud(input); ok {
+	if d, ok := clouds.OfInput(input); ok {
 		e := cost.Of(input, d.Prices())
 		result.Cost = &e
 	}
@@ -119,7 +121,7 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		file  File
 		input T
 	}{{oldFile, oldInput}, {newFile, newInput}} {
-		if err := ParseInput(f.file.Data, f.file.Name, f.input); err != nil {
+		if err := catalogue.ParseInput(f.file.Data, f.file.Name, f.input); err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitcode.Invalid
 		}
@@ -129,7 +131,7 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		fmt.Fprintln(stderr, err)
 		return exitcode.Invalid
 	}
-	if d, ok := stackinput.Cloud(newInput); ok {
+	if d, ok := clouds.OfInput(newInput); ok {
 		p := prices(d, stderr)
 		delta := cost.Compare(oldInput, newInput, p)
 		result.Cost = &delta
@@ -152,7 +154,7 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 // Parse reads and validates f into a new stack input (stackinput.Parse).
 func (p Program[T]) Parse(f File) (proto.Message, error) {
 	input := p.NewInput()
-	if err := ParseInput(f.Data, f.Name, input); err != nil {
+	if err := catalogue.ParseInput(f.Data, f.Name, input); err != nil {
 		return nil, err
 	}
 	return input, nil

@@ -7,6 +7,7 @@ import (
 
 	poolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
 	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
@@ -124,7 +125,7 @@ func TestARegionTheCloudsOwnListLacksIsRefusedAtItsFileLineAndColumn(t *testing.
 				}
 			}
 			var got []string
-			for _, p := range program.Refusals("f.yaml", []byte(tt.text), input, old, tt.cat) {
+			for _, p := range catalogue.Refusals("f.yaml", []byte(tt.text), input, old, tt.cat) {
 				if p.RuleID == "catalogue.region" {
 					got = append(got, (&stackinput.Error{Problems: []stackinput.Problem{p}}).Error())
 				}

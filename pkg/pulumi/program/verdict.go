@@ -2,13 +2,12 @@ package program
 
 import (
 	"encoding/json"
-	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"google.golang.org/protobuf/proto"
 )
 
 // Verdict is what validate found in one file. It is the one place where the programs' validate
@@ -25,7 +24,7 @@ type Verdict struct {
 	Err error
 	// Warnings are what a valid file may get wrong without being invalid: a region, a size or a
 	// Kubernetes version the cloud's catalogue does not list. They never change the exit code.
-	Warnings []Warning
+	Warnings []catalogue.Warning
 	// Policy are the rules of the policy (pkg/change/policy) the manifest breaks, when one was given:
 	// the denials are also in Err, the warnings in Warnings.
 	Policy []policy.Result
@@ -37,67 +36,22 @@ type Verdict struct {
 // manifest).
 func (p Program[T]) Check(file string, data []byte) Verdict {
 	input := p.NewInput()
-	v := Verdict{File: file, Kind: p.Kind(), Err: ParseInput(data, file, input)}
+	v := Verdict{File: file, Kind: p.Kind(), Err: catalogue.ParseInput(data, file, input)}
 	// An invalid file gets its warnings too (a region typo beside an unknown field): every
 	// problem at once, not one fix at a time. A field that has an error gets no warning besides.
-	v.Warnings = warnings(file, data, input)
+	v.Warnings = catalogue.Warnings(file, data, input)
 	if problems := stackinput.Problems(v.Err); len(problems) > 0 {
-		v.Warnings = slices.DeleteFunc(v.Warnings, func(w Warning) bool {
+		v.Warnings = slices.DeleteFunc(v.Warnings, func(w catalogue.Warning) bool {
 			return slices.ContainsFunc(problems, func(p stackinput.Problem) bool { return p.Path == w.Path })
 		})
 	}
 	return v
 }
 
-// warnings are input's region, sizes and version that the pinned catalogue does not list, each
-// at its line in data.
-func warnings(file string, data []byte, input proto.Message) []Warning {
-	out := append(regionWarnings(file, data, input), catalogueWarnings(file, data, input)...)
-	return append(out, versionWarnings(file, data, input)...)
-}
-
-// CatalogueWarnings are the warnings validate gives input, without a file: what the component
-// provider tells a TypeScript, Python or YAML program's author.
-func CatalogueWarnings(input proto.Message) []Warning { return warnings("", nil, input) }
-
-// catalogueWarnings warns of each size of input that the cloud's catalogue does not list: a typo
-// (s-2vcpu-4gbb) or a size newer than the table, at the field's line in data. Only a warning: the
-// catalogue offline may be older than the cloud, and the cloud itself refuses what it does not
-// offer.
-func catalogueWarnings(file string, data []byte, input proto.Message) []Warning {
-	mc := catalogueOf(input)
-	if mc.cloud == "" || len(mc.sizes) == 0 {
-		return nil
-	}
-	// The table, never the sizes API, even with a token in the environment: the offline checks
-	// ask no cloud (an unreachable one made validate wait out the API's retries, ~10 s a run).
-	// preview and up ask the cloud itself (pkg/deploy's checkOffered).
-	prices := mc.driver.Prices()
-	known := slices.Collect(maps.Keys(prices.Sizes))
-	known = append(known, prices.Unpriced...)
-	slices.Sort(known)
-	var out []Warning
-	for _, f := range mc.sizes {
-		if prices.Offers(f.value) {
-			continue
-		}
-		p, _ := at(file, data, input, f)
-		spelling := "check its spelling"
-		if near := closest(f.value, known, 1); near != "" {
-			spelling += " (did you mean " + near + "?)"
-		}
-		p.Message = fmt.Sprintf("size %q is not in the %s catalogue (%s, %s): %s; the cloud refuses a size it does not offer",
-			f.value, mc.cloud, prices.Source, prices.Date, spelling)
-		p.RuleID = "catalogue.size"
-		out = append(out, warning(p))
-	}
-	return out
-}
-
 // Kind is the kind of the manifests the program deploys, e.g. "CivoKubernetesCluster": the name
 // of its stack input's target message.
 func (p Program[T]) Kind() string {
-	return string(stackinput.Target(p.NewInput()).ProtoReflect().Descriptor().Name())
+	return string(apikinds.Target(p.NewInput()).ProtoReflect().Descriptor().Name())
 }
 
 // Valid reports whether the file was validated and is valid.
@@ -125,7 +79,7 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 		Status   string               `json:"status"`
 		Reason   string               `json:"reason,omitempty"`
 		Problems []stackinput.Problem `json:"problems"`
-		Warnings []Warning            `json:"warnings,omitempty"`
+		Warnings []catalogue.Warning  `json:"warnings,omitempty"`
 		Policy   []policy.Result      `json:"policy,omitempty"`
 		Note     string               `json:"note,omitempty"`
 	}{File: v.File, Kind: v.Kind, Status: v.Status(), Reason: v.Skipped, Problems: stackinput.Problems(v.Err), Warnings: v.Warnings,

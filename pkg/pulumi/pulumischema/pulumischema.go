@@ -14,11 +14,11 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	"github.com/clusterplane/clusterplane/pkg/cloud"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/release"
 
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/pkg/errors"
@@ -34,7 +34,7 @@ type Component struct {
 	// Outputs is its kind's stack-outputs message.
 	Outputs protoreflect.MessageDescriptor
 	// Customs are the custom resources the kind registers through the plugin (its cloud's
-	// driver describes each, cloud.PluginResource), whose properties are fields of its spec.
+	// driver describes each, cloudfacts.PluginResource), whose properties are fields of its spec.
 	Customs []string
 }
 
@@ -188,7 +188,7 @@ func Generate(components []Component) ([]byte, error) {
 // "A, B and C".
 func cloudNames() string {
 	var names []string
-	for _, d := range clouds.All() {
+	for _, d := range cloudlist.All() {
 		names = append(names, d.Env().Name)
 	}
 	if len(names) < 2 {
@@ -200,7 +200,7 @@ func cloudNames() string {
 // cloudIDs are the clouds' IDs, the package's keywords, in the drivers' order.
 func cloudIDs() []string {
 	var ids []string
-	for _, id := range clouds.IDs() {
+	for _, id := range cloudlist.IDs() {
 		ids = append(ids, string(id))
 	}
 	return ids
@@ -419,15 +419,15 @@ func unwrap(comment string) string {
 
 // pluginResource is the custom resource token as the driver of the cloud whose kind registers it
 // describes it.
-func pluginResource(token string) (cloud.PluginResource, bool) {
-	for _, d := range clouds.All() {
+func pluginResource(token string) (cloudfacts.PluginResource, bool) {
+	for _, d := range cloudlist.All() {
 		for _, r := range d.PluginResources() {
 			if r.Token == token {
 				return r, true
 			}
 		}
 	}
-	return cloud.PluginResource{}, false
+	return cloudfacts.PluginResource{}, false
 }
 
 // custom adds a custom resource of the plugin's (one its cloud's driver describes, such as Civo's
@@ -485,7 +485,7 @@ func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.M
 }
 
 // addSettings makes the settings res reads the provider's configuration.
-func addSettings(pkg *Package, res cloud.PluginResource) {
+func addSettings(pkg *Package, res cloudfacts.PluginResource) {
 	settings := map[string]*Property{}
 	for _, s := range res.Settings {
 		settings[s.Name] = &Property{Type: "string", Secret: s.Secret, Description: s.Description}

@@ -13,7 +13,7 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/release"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -74,7 +74,7 @@ var Program = sync.OnceValue(func() string {
 // Generation identifies a manifest's content: the first 12 hex digits of the SHA-256 of its
 // target (the manifest, without provider credentials) in deterministic protobuf form.
 func Generation(input proto.Message) string {
-	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(stackinput.Target(input))
+	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(apikinds.Target(input))
 	if err != nil {
 		return ""
 	}
@@ -84,7 +84,7 @@ func Generation(input proto.Message) string {
 
 // Manifest is the stack input's target as JSON.
 func Manifest(input proto.Message) (string, error) {
-	data, err := protojson.MarshalOptions{UseProtoNames: false}.Marshal(stackinput.Target(input))
+	data, err := protojson.MarshalOptions{UseProtoNames: false}.Marshal(apikinds.Target(input))
 	return string(data), err
 }
 

@@ -11,7 +11,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"log/slog"
 	"maps"
 	"strings"
@@ -22,13 +21,14 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/replace"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
@@ -239,7 +239,7 @@ func (w *Worker) observed(ctx context.Context, t deploytarget.Target, outputs ma
 			m["active_nodes"] = len(nodes)
 		}
 	}
-	if d, ok := stackinput.Cloud(t.Input); ok {
+	if d, ok := clouds.OfInput(t.Input); ok {
 		prices, _ := cloud.ReadPrices(ctx, d)
 		e := cost.Of(t.Input, prices)
 		price := map[string]any{"min": e.Min, "max": e.Max, "currency": "USD", "source": e.Source, "date": e.Date}
@@ -422,7 +422,7 @@ func (w *Worker) run(ctx context.Context, name operation.Name, m deploytarget.Ma
 	outcomes, err := run(ctx, pipeline.Request{Operation: name, Manifests: []deploytarget.Manifest{m},
 		Files:   deploytarget.Files{Kinds: w.Kinds},
 		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true,
-		Reverse: name == operation.Destroy, Op: op})
+		Op: op})
 	if len(outcomes) == 1 {
 		return outcomes[0], err
 	}

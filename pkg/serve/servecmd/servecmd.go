@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -107,7 +107,7 @@ func (o *options) database() string {
 	}
 	if o.databaseURL == "" {
 		o.databaseURL = DefaultDatabase
-		if dir := os.Getenv(cloudapi.SandboxEnv); dir != "" {
+		if dir := os.Getenv(cloudfacts.SandboxEnv); dir != "" {
 			o.databaseURL = store.SQLitePrefix + filepath.Join(dir, store.SQLitePath(DefaultDatabase))
 		}
 	}
@@ -178,7 +178,7 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "clusterplane serve: keeping its data in %s (SQLite, one replica; --database-url postgres://... for several)\n",
 			store.SQLitePath(o.databaseURL))
 	}
-	if dir := os.Getenv(cloudapi.SandboxEnv); dir != "" {
+	if dir := os.Getenv(cloudfacts.SandboxEnv); dir != "" {
 		token, err := sandboxToken(ctx, svc.Store, dir)
 		if err != nil {
 			return err
@@ -289,7 +289,7 @@ func (o *options) withStore(cmd *cobra.Command, f func(ctx context.Context, st *
 			return failed(cmd, errors.Errorf("no serve database at %s: serve makes it when it first starts. "+
 				"Name the one serve uses with --database-url sqlite:PATH (clusterplane sandbox -- clusterplane serve "+
 				"keeps it in the sandbox's folder: --database-url sqlite:%s)", store.SQLitePath(url),
-				filepath.Join(cloudapi.SandboxDir, store.SQLitePath(DefaultDatabase))))
+				filepath.Join(cloudfacts.SandboxDir, store.SQLitePath(DefaultDatabase))))
 		}
 	}
 	st, err := store.Open(cmd.Context(), o.database())

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/serve/servecmd"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
@@ -103,9 +103,9 @@ func TestWithNoDatabaseNamedTheTokensAreKeptInServesSQLiteFile(t *testing.T) {
 			dir := t.TempDir()
 			t.Chdir(dir)
 			t.Setenv(servecmd.DatabaseEnv, "")
-			t.Setenv(cloudapi.SandboxEnv, "")
+			t.Setenv(cloudfacts.SandboxEnv, "")
 			if tt.sandbox {
-				t.Setenv(cloudapi.SandboxEnv, filepath.Join(dir, "sandbox"))
+				t.Setenv(cloudfacts.SandboxEnv, filepath.Join(dir, "sandbox"))
 				if err := os.Mkdir(filepath.Join(dir, "sandbox"), 0o700); err != nil {
 					t.Fatal(err)
 				}

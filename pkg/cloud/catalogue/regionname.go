@@ -1,10 +1,11 @@
-package program
+package catalogue
 
 import (
 	"errors"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"google.golang.org/protobuf/proto"
@@ -56,7 +57,7 @@ func regionNamed(value string, regions []cost.Region) string {
 			return "did you mean " + r.Name + "?"
 		}
 		place, number := splitRegion(strings.SplitN(r.Where, ",", 2)[0])
-		if letters == "" || letters != place && (len(place) < 5 || stackinput.Distance(letters, place) > 1) {
+		if letters == "" || letters != place && (len(place) < 5 || apikinds.Distance(letters, place) > 1) {
 			continue
 		}
 		named = append(named, r)

@@ -1,4 +1,4 @@
-package cloud
+package cloudfacts
 
 // PluginResource is a custom resource clusterplane's own plugin manages for one of a cloud's kinds,
 // where the cloud's Pulumi provider cannot (Civo's node pool): what the plugin's schema says of

@@ -1,14 +1,22 @@
-package program
+// Package catalogue checks a manifest against what its cloud offers: offline against the
+// repository's tables its driver holds (warnings, and the region a refused value was meant to
+// be, ParseInput), and online against what the cloud's API lists now (Refusals). These are
+// checks of a manifest that the deploy pipeline and the kinds' programs both take; they live
+// beside the drivers, whose tables they read, so that neither side reaches into the other.
+package catalogue
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
@@ -43,8 +51,8 @@ type manifestCatalogue struct {
 // that also has a node count (the node pools, default or not).
 func catalogueOf(input proto.Message) manifestCatalogue {
 	var mc manifestCatalogue
-	spec := protofield.At(stackinput.Target(input).ProtoReflect(), kindfield.TargetSpec)
-	d, ok := stackinput.Cloud(input)
+	spec := protofield.At(apikinds.Target(input).ProtoReflect(), kindfield.TargetSpec)
+	d, ok := clouds.OfInput(input)
 	if !ok || spec == nil {
 		return mc
 	}
@@ -113,7 +121,7 @@ func versionOffered(v string, offered []string) bool {
 func closest(v string, candidates []string, edits int) string {
 	best, bestDistance := "", edits+1
 	for _, c := range candidates {
-		d := stackinput.Distance(strings.TrimPrefix(v, "v"), strings.TrimPrefix(c, "v"))
+		d := apikinds.Distance(strings.TrimPrefix(v, "v"), strings.TrimPrefix(c, "v"))
 		if d < bestDistance || d == bestDistance && best != "" && newer(c, best) {
 			best, bestDistance = c, d
 		}
@@ -272,4 +280,49 @@ func sentence(words string) string {
 		return words
 	}
 	return words + "."
+}
+
+// Warnings are input's region, sizes and version that the pinned catalogue does not list, each
+// at its line in data.
+func Warnings(file string, data []byte, input proto.Message) []Warning {
+	out := append(regionWarnings(file, data, input), catalogueWarnings(file, data, input)...)
+	return append(out, versionWarnings(file, data, input)...)
+}
+
+// WarningsOf are the warnings validate gives input, without a file: what the component
+// provider tells a TypeScript, Python or YAML program's author.
+func WarningsOf(input proto.Message) []Warning { return Warnings("", nil, input) }
+
+// catalogueWarnings warns of each size of input that the cloud's catalogue does not list: a typo
+// (s-2vcpu-4gbb) or a size newer than the table, at the field's line in data. Only a warning: the
+// catalogue offline may be older than the cloud, and the cloud itself refuses what it does not
+// offer.
+func catalogueWarnings(file string, data []byte, input proto.Message) []Warning {
+	mc := catalogueOf(input)
+	if mc.cloud == "" || len(mc.sizes) == 0 {
+		return nil
+	}
+	// The table, never the sizes API, even with a token in the environment: the offline checks
+	// ask no cloud (an unreachable one made validate wait out the API's retries, ~10 s a run).
+	// preview and up ask the cloud itself (pkg/deploy's checkOffered).
+	prices := mc.driver.Prices()
+	known := slices.Collect(maps.Keys(prices.Sizes))
+	known = append(known, prices.Unpriced...)
+	slices.Sort(known)
+	var out []Warning
+	for _, f := range mc.sizes {
+		if prices.Offers(f.value) {
+			continue
+		}
+		p, _ := at(file, data, input, f)
+		spelling := "check its spelling"
+		if near := closest(f.value, known, 1); near != "" {
+			spelling += " (did you mean " + near + "?)"
+		}
+		p.Message = fmt.Sprintf("size %q is not in the %s catalogue (%s, %s): %s; the cloud refuses a size it does not offer",
+			f.value, mc.cloud, prices.Source, prices.Date, spelling)
+		p.RuleID = "catalogue.size"
+		out = append(out, warning(p))
+	}
+	return out
 }

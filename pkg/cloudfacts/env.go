@@ -1,4 +1,4 @@
-package cloudapi
+package cloudfacts
 
 import (
 	"net"
@@ -11,7 +11,7 @@ import (
 
 // This file is what a cloud's environment is: its name, the environment variables a token and
 // an API URL fall back to, its own API, and the one rule for which token may go to which API
-// (Resolve). Each cloud's own values are its driver's (pkg/cloud/<cloud>, Env), so that a new
+// (Resolve). Each cloud's own values are its facts' (pkg/cloudfacts/<cloud>, Env), so that a new
 // cloud writes them there and nothing here.
 
 // Where the sandbox keeps its loopback clouds.
@@ -24,8 +24,8 @@ const (
 	SandboxDir = ".clusterplane-sandbox"
 )
 
-// Cloud names a cloud and the environment variables its settings fall back to.
-type Cloud struct {
+// Env names a cloud and the environment variables its settings fall back to.
+type Env struct {
 	// Name is the cloud as messages say it, e.g. "DigitalOcean".
 	Name string
 	// TokenEnv and URLEnv hold the token and the API URL of the environment.
@@ -40,7 +40,7 @@ type Cloud struct {
 
 // OwnTokenRule says why an API URL given in a provider config needs the token given beside it.
 // The validator shows it at providerConfig.apiUrl; Resolve's refusal says the same.
-func (c Cloud) OwnTokenRule() string {
+func (c Env) OwnTokenRule() string {
 	return "needs its own apiToken beside it, even when it names " + c.Name + "'s own API or the URL in " + c.URLEnv +
 		": the token in " + c.TokenEnv + " is never sent to an API URL a stack input names (leave apiUrl out to use " +
 		c.URLEnv + ")"
@@ -48,7 +48,7 @@ func (c Cloud) OwnTokenRule() string {
 
 // SandboxRule says why a provider config with its own token or API URL is refused inside the
 // sandbox: either would take the stack somewhere other than the sandbox's loopback clouds.
-func (c Cloud) SandboxRule() string {
+func (c Env) SandboxRule() string {
 	return "providerConfig sets apiToken or apiUrl, which the clusterplane sandbox refuses: inside it a stack " +
 		"reaches only the sandbox's loopback " + c.Name + " API, through " + c.TokenEnv + " and " + c.URLEnv +
 		"; leave providerConfig empty to deploy this manifest into the sandbox"
@@ -56,7 +56,7 @@ func (c Cloud) SandboxRule() string {
 
 // Sandboxed refuses, inside the clusterplane sandbox, a provider config's own token or API URL
 // (the sandbox's own, from the environment, aside): nil outside the sandbox.
-func (c Cloud) Sandboxed(token, apiURL string) error {
+func (c Env) Sandboxed(token, apiURL string) error {
 	if os.Getenv(SandboxEnv) != "" && ((token != "" && token != os.Getenv(c.TokenEnv)) ||
 		(apiURL != "" && apiURL != os.Getenv(c.URLEnv))) {
 		return errors.New(c.SandboxRule())
@@ -79,7 +79,7 @@ const HTTPSRule = "must be https (plain http only to a loopback host written in 
 // same manifests before anything runs; Resolve holds for callers that skip it (Go programs
 // calling New directly, a provider configured by hand). Neither the token nor the URL appears in
 // an error: a URL may carry credentials of its own.
-func (c Cloud) Resolve(token, apiURL string) (string, string, error) {
+func (c Env) Resolve(token, apiURL string) (string, string, error) {
 	// Inside the sandbox only the environment's token and URL, the sandbox's, may be used: a
 	// program hands them on to a plugin's config (pkg/cloud/civo/pulumiprovider.Plugin), a
 	// manifest's own would reach elsewhere.

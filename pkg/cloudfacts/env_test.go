@@ -1,16 +1,12 @@
-package cloudapi_test
+package cloudfacts_test
 
 import (
-	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 )
 
 func TestAnEnvironmentTokenGoesOnlyToTheCloudsOwnAPIOrTheEnvironmentsURL(t *testing.T) {
@@ -51,7 +47,7 @@ func TestAnEnvironmentTokenGoesOnlyToTheCloudsOwnAPIOrTheEnvironmentsURL(t *test
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, cloud := range []cloudapi.Cloud{digitalocean.Env, civo.Env} {
+			for _, cloud := range []cloudfacts.Env{digitalocean.Env, civo.Env} {
 				t.Setenv(cloud.TokenEnv, tt.env["token"])
 				t.Setenv(cloud.URLEnv, tt.env["url"])
 				token, url, err := cloud.Resolve(tt.token, tt.url)
@@ -105,28 +101,8 @@ func TestOnlyHTTPSOrALoopbackHostIsSecure(t *testing.T) {
 		{"https://", false},
 	}
 	for _, tt := range tests {
-		if got := cloudapi.SecureURL(tt.url); got != tt.want {
+		if got := cloudfacts.SecureURL(tt.url); got != tt.want {
 			t.Errorf("SecureURL(%q) = %t, want %t", tt.url, got, tt.want)
 		}
-	}
-}
-
-func TestACloudIsAskedWhetherItThrottlesAtItsOwnProbeWithTheToken(t *testing.T) {
-	for _, cloud := range []cloudapi.Cloud{digitalocean.Env, civo.Env} {
-		t.Run(cloud.Name, func(t *testing.T) {
-			var asked string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				asked = r.Method + " " + r.URL.Path + " " + r.Header.Get("Authorization")
-				w.Header().Set("Retry-After", "7")
-				w.WriteHeader(http.StatusTooManyRequests)
-			}))
-			defer srv.Close()
-			if got := cloud.Throttled(context.Background(), srv.URL, "tok"); got != 7*time.Second {
-				t.Errorf("Throttled = %v, want the 7s the 429 asks for", got)
-			}
-			if want := "GET " + cloud.Probe + " Bearer tok"; asked != want {
-				t.Errorf("asked %q, want %q", asked, want)
-			}
-		})
 	}
 }
