@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Fleets of DigitalOcean clusters already deployed (issue 51): `clusterplane status`, `drift`, an
-# unchanged `preview` and an unchanged `up --yes` on fleets of 100 and 1,000 stacks, measured side
-# by side in one run for today's binary (the checkout) and the one before issue 51's work
-# (commit 6de0a4d^), on the real engine and DigitalOcean plugin (`make engine`) against the
-# loopback DigitalOcean of tools/fakeclouds.
+# Fleets of DigitalOcean clusters already deployed (issues 51 and 79): `clusterplane status`,
+# `drift`, an unchanged `preview` and an unchanged `up --yes` on fleets of 1,000, 3,000 and 10,000
+# stacks for today's binary (the checkout), on the real engine and DigitalOcean plugin (`make
+# engine`) against the loopback DigitalOcean of tools/fakeclouds; the binary before issue 51's
+# work (commit 6de0a4d^) is measured beside it on fleets under 1,000 (FLEET_OLD_1000=1: at 1,000
+# and over too, many minutes a command).
 #
 # The fleet is not deployed through the engine (1,000 stacks would take most of an hour): one
 # stack (examples/digitaloceankubernetescluster/minimal.yaml) is, then tools/fleetgen writes N
@@ -17,8 +18,14 @@
 # -requests). A command that fails (drift exits 3 when it finds drift: an unchanged fleet must
 # have none) is marked and the script exits non-zero.
 #
-#   FLEET_SIZES="100 1000"  the fleet sizes (default both)
-#   FLEET_OLD_1000=1        also measure the old binary at 1,000 stacks (many minutes a command)
+# Each step of a command on one stack must cost the same whatever the fleet's size: for each
+# command, each figure at the largest size is divided by the figure at the smallest, and the script
+# exits non-zero when the wall or CPU ratio of any command exceeds FLEET_MAX_RATIO (15 for ten
+# times the stacks; scaled by the sizes' ratio for others).
+#
+#   FLEET_SIZES="1000 3000 10000"  the fleet sizes (default those three), smallest first
+#   FLEET_OLD_1000=1        also measure the old binary at 1,000 stacks and over
+#   FLEET_MAX_RATIO=15      the largest ratio allowed for ten times the stacks
 #   NEW_STATUS_FLAGS, NEW_DRIFT_FLAGS, NEW_PREVIEW_FLAGS, NEW_UP_FLAGS: extra flags for the new
 #   binary (OLD_..._FLAGS the same for the old one)
 #   FLEET_OLD_REV           the old commit (default 6de0a4d^)
@@ -31,7 +38,7 @@ if [[ ! -x .engine/bin/pulumi || ! -x .engine/plugins/pulumi-resource-digitaloce
 	echo "--- fleet benchmarks skipped: the Pulumi engine or the DigitalOcean plugin is not built (make engine)"
 	exit 0
 fi
-sizes=${FLEET_SIZES:-100 1000}
+sizes=${FLEET_SIZES:-1000 3000 10000}
 old_rev=${FLEET_OLD_REV:-6de0a4d^}
 work=$(mktemp -d)
 tree=$work/old-tree
@@ -53,10 +60,20 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$work/new" "$work/old" "$work/wrap" "$work/home/plugins/resource-digitalocean-v4.57.0"
 
-echo "--- building today's binaries and clusterplane at $old_rev ($(git rev-parse --short "$old_rev"))"
+# The old binary runs on the fleets under 1,000 stacks, and on all with FLEET_OLD_1000=1.
+want_old=0
+for n in $sizes; do
+	if [[ $n -lt 1000 || ${FLEET_OLD_1000:-} == 1 ]]; then
+		want_old=1
+	fi
+done
+echo "--- building today's binaries"
 go build -o "$work/new/" ./cmd/clusterplane ./tools/fakeclouds ./tools/fleetgen
-git worktree add --detach "$tree" "$old_rev" >/dev/null 2>&1
-(cd "$tree" && go build -o "$work/old/" ./cmd/clusterplane)
+if [[ $want_old == 1 ]]; then
+	echo "--- building clusterplane at $old_rev ($(git rev-parse --short "$old_rev"))"
+	git worktree add --detach "$tree" "$old_rev" >/dev/null 2>&1
+	(cd "$tree" && go build -o "$work/old/" ./cmd/clusterplane)
+fi
 
 # The engine and the plugin behind wrappers that count their starts.
 cat >"$work/wrap/pulumi" <<EOF
@@ -124,10 +141,13 @@ measure() {
 	local t u s
 	read -r t u s _ <"$work/time"
 	wall=$t
-	cell=$(printf "%8.2f %8.2f %7d %7d %7d %8d" "$t" "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" \
-		$(($(cat "$work/peak") / 1024)) $(($(wc -l <"$work/engines") - e0)) $(($(wc -l <"$work/plugins") - p0)) \
-		$(($(wc -l <"$work/requests") - r0)))
+	figures="$t $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }') $(($(cat "$work/peak") / 1024)) $(($(wc -l <"$work/engines") - e0)) $(($(wc -l <"$work/plugins") - p0)) $(($(wc -l <"$work/requests") - r0))"
+	# shellcheck disable=SC2086
+	cell=$(printf "%8.2f %8.2f %7d %7d %7d %8d" $figures)
 }
+
+# The new binary's figures by "SIZE COMMAND": wall, CPU, peak MB, engines, plugins, requests.
+declare -A figures_of
 
 for n in $sizes; do
 	dir=$work/fleet-$n
@@ -162,6 +182,9 @@ for n in $sizes; do
 		# one compares, and would leave it nothing unchanged to skip.
 		measure "$work/new/clusterplane" "$command" "${new_flags[@]}"
 		new_cell=$cell new_wall=$wall
+		if [[ $cell != FAILED* ]]; then
+			figures_of["$n $command"]=$figures
+		fi
 		if [[ $old_runs == 1 ]]; then
 			measure "$work/old/clusterplane" "$command" "${old_flags[@]}"
 			old_cell=$cell old_wall=$wall
@@ -174,6 +197,38 @@ for n in $sizes; do
 	done
 	stop_fakes
 done
+
+# Each figure at the largest size over the same at the smallest: ten times the stacks should cost
+# ten times the time, not a hundred.
+small=${sizes%% *}
+large=${sizes##* }
+if [[ $large != "$small" ]]; then
+	limit=$(awk -v r="${FLEET_MAX_RATIO:-15}" -v a="$small" -v b="$large" 'BEGIN { printf "%.1f", r * (b / a) / 10 }')
+	echo
+	echo "--- $large stacks over $small: each figure's ratio (wall and CPU must stay within $limit)"
+	printf "%-8s | %7s %7s %7s %7s %7s %8s\n" "" "wall" "CPU" "peak MB" "engines" "plugins" "requests"
+	for command in status drift preview up; do
+		a=${figures_of["$small $command"]:-} b=${figures_of["$large $command"]:-}
+		if [[ -z $a || -z $b ]]; then
+			printf "%-8s | not measured at both sizes\n" "$command"
+			failed=1
+			continue
+		fi
+		line=$(awk -v a="$a" -v b="$b" -v limit="$limit" 'BEGIN {
+			n = split(a, x, " "); split(b, y, " "); out = ""; over = 0
+			for (i = 1; i <= n; i++) {
+				r = x[i] > 0 ? sprintf("%7.1f", y[i] / x[i]) : (y[i] > 0 ? sprintf("%7s", "0->" y[i]) : sprintf("%7s", "-"))
+				out = out " " r
+				if (i <= 2 && x[i] > 0 && y[i] / x[i] > limit) over = 1
+			}
+			print over out }')
+		printf "%-8s |%s\n" "$command" "${line#* }"
+		if [[ ${line%% *} == 1 ]]; then
+			echo "--- $command: wall or CPU grew more than $limit times from $small to $large stacks" >&2
+			failed=1
+		fi
+	done
+fi
 
 # Three drifts made in the cloud of a fresh fleet of the largest size (a pool resized, a tag
 # added, a cluster deleted): the scan must find those three, and the provider's refresh must run

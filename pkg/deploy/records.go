@@ -13,6 +13,8 @@ import (
 // stack export` writes it) and its last update or destroy (as its history says).
 type Records struct {
 	State apitype.UntypedDeployment
+	// Deployment is State parsed, when the reader parsed it as it read it; nil: StackState parses it.
+	Deployment *apitype.DeploymentV3
 	// Last is nil when the stack has no update or destroy yet.
 	Last *stackstate.Update
 	// Newest is the kind of the newest record of the stack's history, whatever it is ("refresh"
@@ -21,6 +23,14 @@ type Records struct {
 	// WrittenSinceRecord tells that the state was written after the newest record of the
 	// history (a `pulumi stack import`, a state edit), so no record says what wrote it.
 	WrittenSinceRecord bool
+}
+
+// StackState is the stack's state the records hold, parsed.
+func (r Records) StackState() (stackstate.State, error) {
+	if r.Deployment != nil {
+		return stackstate.State{Raw: r.State, Deployment: *r.Deployment}, nil
+	}
+	return stackstate.StateOf(r.State)
 }
 
 // RecordReader is a Backend that reads a stack's records from the backend's storage itself,
@@ -44,7 +54,7 @@ func (d *Deployer) records(ctx context.Context, t deploytarget.Target, open bool
 		rec, err := rr.Records(ctx, t.Project, t.Stack)
 		switch {
 		case err == nil:
-			st, err := stackstate.StateOf(rec.State)
+			st, err := rec.StackState()
 			return st, rec.Last, nil, err
 		case !errors.Is(err, ErrRecordsUnread):
 			return stackstate.State{}, nil, nil, err

@@ -122,6 +122,23 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 	if err != nil {
 		return deploy.Records{}, err
 	}
+	var rec deploy.Records
+	if c, ok := checkpointOf(data); ok {
+		rec = deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: c.latest}, Deployment: &c.deployment}
+	} else if rec, err = checkpointRecords(data, project, stack); err != nil {
+		return deploy.Records{}, err
+	}
+	rec.Last, rec.Newest, err = lastUpdate(ctx, store, project, stack)
+	if err != nil {
+		return rec, err
+	}
+	rec.WrittenSinceRecord, err = writtenSinceRecord(ctx, store, project, stack, data)
+	return rec, err
+}
+
+// checkpointRecords reads the state of a checkpoint checkpointOf does not read in one pass, and
+// says why it cannot be read directly.
+func checkpointRecords(data []byte, project, stack string) (deploy.Records, error) {
 	var checkpoint apitype.VersionedCheckpoint
 	if err := json.Unmarshal(data, &checkpoint); err != nil {
 		// A checkpoint cut short (a full disk): the CLI's path says what restores it (torn.go).
@@ -136,13 +153,7 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 	if err := json.Unmarshal(checkpoint.Checkpoint, &v3); err != nil {
 		return deploy.Records{}, errors.Wrapf(deploy.ErrRecordsUnread, "the state of stack %s/%s does not parse (%v)", project, stack, err)
 	}
-	rec := deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: v3.Latest}}
-	rec.Last, rec.Newest, err = lastUpdate(ctx, store, project, stack)
-	if err != nil {
-		return rec, err
-	}
-	rec.WrittenSinceRecord, err = writtenSinceRecord(ctx, store, project, stack, data)
-	return rec, err
+	return deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: v3.Latest}}, nil
 }
 
 // lastUpdate is the stack's latest update or destroy in its history, nil when it has none, and

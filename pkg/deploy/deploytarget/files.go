@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -59,32 +62,25 @@ func (f Files) Targets(paths []string) ([]Target, error) {
 	if err != nil {
 		return nil, err
 	}
+	byFile := f.readEach(inputs)
 	var out []Target
 	var problems []error
 	var read []reference.Manifest // out's, for the checks across manifests
-	for _, in := range inputs {
-		// A file may hold several manifests (--- documents): each is a target of its own.
-		manifests, skipped, err := f.Reader.ReadAll(in)
-		if skipped {
+	for i, in := range inputs {
+		if byFile[i].skipped {
 			continue // other YAML in a directory, as validate skips it
 		}
-		if err != nil {
-			problems = append(problems, err)
-			continue
-		}
-		for _, m := range manifests {
-			k, _ := f.Kinds.ByName(m.Kind)
-			t, err := Read(k, m.File, m.Data, f.Stack)
-			if err != nil {
-				problems = append(problems, err)
+		for _, m := range byFile[i].manifests {
+			if m.err != nil {
+				problems = append(problems, m.err)
 				continue
 			}
-			t.File = in.File
+			m.target.File = in.File
 			if f.Text != nil {
-				f.Text(t, m.Data)
+				f.Text(m.target, m.data)
 			}
-			out = append(out, t)
-			read = append(read, reference.Manifest{File: m.File, Data: m.Data, Input: t.Input})
+			out = append(out, m.target)
+			read = append(read, reference.Manifest{File: m.file, Data: m.data, Input: m.target.Input})
 		}
 	}
 	problems = append(problems, f.across(read)...)
@@ -103,6 +99,61 @@ func (f Files) Targets(paths []string) ([]Target, error) {
 		return nil, &ProblemsError{Problems: []error{fmt.Errorf("no manifest or stack input in %s", strings.Join(paths, " "))}}
 	}
 	return out, nil
+}
+
+// readFile is one file of Targets read: its manifests' targets, or why it was not read.
+type readFile struct {
+	skipped   bool
+	manifests []readManifest
+}
+
+type readManifest struct {
+	file   string
+	data   []byte
+	target Target
+	err    error
+}
+
+// readEach reads and parses each of inputs (readFile, in their order), on as many goroutines as
+// the process has processors: a fleet's status reads ten thousand manifests before its first
+// stack. Standard input is read on one, as it is read once.
+func (f Files) readEach(inputs []files.Input) []readFile {
+	workers := runtime.GOMAXPROCS(0)
+	for _, in := range inputs {
+		if in.File == "-" {
+			workers = 1
+		}
+	}
+	out := make([]readFile, len(inputs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(inputs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(inputs); i = int(next.Add(1)) - 1 {
+				out[i] = f.readFile(inputs[i])
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// readFile reads one file: each of its manifests (--- documents) a target of its own.
+func (f Files) readFile(in files.Input) readFile {
+	manifests, skipped, err := f.Reader.ReadAll(in)
+	switch {
+	case skipped:
+		return readFile{skipped: true}
+	case err != nil:
+		return readFile{manifests: []readManifest{{err: err}}}
+	}
+	out := readFile{manifests: make([]readManifest, len(manifests))}
+	for i, m := range manifests {
+		k, _ := f.Kinds.ByName(m.Kind)
+		t, err := Read(k, m.File, m.Data, f.Stack)
+		out.manifests[i] = readManifest{file: m.File, data: m.Data, target: t, err: err}
+	}
+	return out
 }
 
 // across are the problems of manifests read together that no one manifest shows: as validate

@@ -2,12 +2,14 @@ package fielddrift
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
@@ -91,6 +93,17 @@ func withValue(input proto.Message, path string, v any) (proto.Message, error) {
 	if path == "" || strings.Contains(path, " ") {
 		return nil, errors.Errorf("%q is not one manifest field", path)
 	}
+	if holds(input, path, v) {
+		// Nothing to set: status asks this of every stack, whose recorded counts and sizes are
+		// most often the manifest's, and the JSON round trip below costs more than reading the
+		// stack's records.
+		return input, nil
+	}
+	return roundTrip(input, path, v)
+}
+
+// roundTrip is withValue through the JSON form: input written as JSON, v set at path, read back.
+func roundTrip(input proto.Message, path string, v any) (proto.Message, error) {
 	b, err := protojson.Marshal(input)
 	if err != nil {
 		return nil, errors.Wrap(err, "write the manifest as JSON")
@@ -118,4 +131,51 @@ func withValue(input proto.Message, path string, v any) (proto.Message, error) {
 		return nil, errors.Wrapf(err, "the cloud's value of %s does not fit the manifest", path)
 	}
 	return out, nil
+}
+
+// holds tells that input already holds v at path (under its target, as withValue names fields), so
+// that withValue would give input back: true only for a string, bool or integer field holding v
+// (set, or unset where unset is its zero value), v of the type JSON reads it as (a string, a
+// bool, a float64 of the same whole number). Any other case, a list, a map, an enum, a message,
+// a field under a message unset, is left to the round trip.
+func holds(input proto.Message, path string, v any) bool {
+	m := input.ProtoReflect()
+	parts := append([]string{kindfield.StackInputTarget}, strings.Split(path, ".")...)
+	for i, p := range parts {
+		fd := m.Descriptor().Fields().ByJSONName(p)
+		if fd == nil || fd.IsList() || fd.IsMap() {
+			return false
+		}
+		if i < len(parts)-1 {
+			if fd.Kind() != protoreflect.MessageKind || !m.Has(fd) {
+				return false
+			}
+			m = m.Get(fd).Message()
+			continue
+		}
+		// A field without presence left unset holds its zero value: setting that leaves it unset.
+		return (m.Has(fd) || !fd.HasPresence()) && scalarHolds(fd, m.Get(fd), v)
+	}
+	return false
+}
+
+// scalarHolds tells that the field fd's value is v, as JSON reads values.
+func scalarHolds(fd protoreflect.FieldDescriptor, value protoreflect.Value, v any) bool {
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		s, ok := v.(string)
+		return ok && s == value.String()
+	case protoreflect.BoolKind:
+		b, ok := v.(bool)
+		return ok && b == value.Bool()
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		f, ok := v.(float64)
+		// Below 2^53 a float64 holds every whole number exactly.
+		return ok && math.Abs(f) < 1<<53 && f == math.Trunc(f) && int64(f) == value.Int()
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		f, ok := v.(float64)
+		return ok && f >= 0 && f < 1<<53 && f == math.Trunc(f) && uint64(f) == value.Uint()
+	}
+	return false
 }

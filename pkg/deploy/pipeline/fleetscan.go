@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -46,8 +48,9 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 	// reference it, which come after it (deps first).
 	unjudged := map[string]int{}
 	recorded := map[string]map[string]stackstate.Output{}
+	next := readAhead(ctx, rr, targets)
 	for _, t := range targets {
-		sc, outputs := judge(ctx, s, rr, t, recorded)
+		sc, outputs := judge(ctx, s, next(), t, recorded)
 		recorded[t.Key()] = outputs
 		out[t.Key()] = sc
 		count[sc.Verdict]++
@@ -135,7 +138,7 @@ func clusterNames(cs []scan.Cluster) string {
 // judge is the scan's verdict on one target's stack, and the stack's outputs (nil when not read).
 // recorded are the outputs of the stacks judged before it, by key: a stack reference of its must
 // have read them as they are.
-func judge(ctx context.Context, s *scan.Scanner, rr deploy.RecordReader, t deploytarget.Target, recorded map[string]map[string]stackstate.Output) (deploy.Scanned, map[string]stackstate.Output) {
+func judge(ctx context.Context, s *scan.Scanner, r stackRecords, t deploytarget.Target, recorded map[string]map[string]stackstate.Output) (deploy.Scanned, map[string]stackstate.Output) {
 	var outputs map[string]stackstate.Output
 	unjudged := func(why string) (deploy.Scanned, map[string]stackstate.Output) {
 		return deploy.Scanned{Verdict: scan.Unjudged, Why: why}, outputs
@@ -144,18 +147,16 @@ func judge(ctx context.Context, s *scan.Scanner, rr deploy.RecordReader, t deplo
 	if token == "" {
 		return unjudged("no token to list the cloud with")
 	}
-	rec, err := rr.Records(ctx, t.Project, t.Stack)
-	switch {
+	rec, st := r.rec, r.st
+	switch err := r.err; {
 	case errors.Is(err, stackstate.ErrNotDeployed):
 		return unjudged("not deployed yet")
 	case errors.Is(err, deploy.ErrRecordsUnread):
 		return unjudged("its records are read through the Pulumi CLI")
 	case err != nil:
 		return unjudged("its records were not read: " + err.Error())
-	}
-	st, err := stackstate.StateOf(rec.State)
-	if err != nil {
-		return unjudged(err.Error())
+	case r.stateErr != nil:
+		return unjudged(r.stateErr.Error())
 	}
 	last := rec.Last
 	switch {
@@ -195,6 +196,60 @@ func judge(ctx context.Context, s *scan.Scanner, rr deploy.RecordReader, t deplo
 	sc.Unchanged = f.Verdict == scan.Same && program != "" && stackstate.StringOutput(outputs, stackrecord.ProgramOutput) == program &&
 		(stackstate.StringOutput(outputs, deploytarget.GenerationOutput) == deploytarget.Generation(t.Input) || deploy.SameAsDeployed(t, outputs))
 	return sc, outputs
+}
+
+// stackRecords are a target's records as readAhead read them: err is Records', stateErr the
+// parse's of the state they hold.
+type stackRecords struct {
+	rec           deploy.Records
+	st            stackstate.State
+	err, stateErr error
+}
+
+// readAhead reads the records of targets, for judge to take in their order (each call of the
+// function returned is the next target's), on as many goroutines as the process has processors
+// and at most a few stacks each ahead of the one judged: each stack's records are a file read
+// and a checkpoint parsed, ten thousand of them for a fleet, and judging them is what waits for
+// the cloud's lists in order. A target judge does not read (no token) is not read.
+func readAhead(ctx context.Context, rr deploy.RecordReader, targets []deploytarget.Target) func() stackRecords {
+	workers := runtime.GOMAXPROCS(0)
+	read := make([]chan stackRecords, len(targets))
+	for i := range read {
+		read[i] = make(chan stackRecords, 1)
+	}
+	// A slot is taken before a target is, so the slots held are those of the targets next
+	// in order, and the one judge waits for is always being read.
+	slots := make(chan struct{}, 4*workers)
+	var taken atomic.Int64
+	for range min(workers, len(targets)) {
+		go func() {
+			for {
+				slots <- struct{}{}
+				i := int(taken.Add(1)) - 1
+				if i >= len(targets) {
+					<-slots
+					return
+				}
+				t := targets[i]
+				var r stackRecords
+				if _, _, token := stackinput.CloudAPI(t.Input); token != "" {
+					r.rec, r.err = rr.Records(ctx, t.Project, t.Stack)
+					if r.err == nil {
+						r.st, r.stateErr = r.rec.StackState()
+					}
+				}
+				read[i] <- r
+			}
+		}()
+	}
+	judged := 0
+	return func() stackRecords {
+		r := <-read[judged]
+		read[judged] = nil
+		judged++
+		<-slots
+		return r
+	}
 }
 
 // scannedResources are the resources of a stack's state the scan reads: its one cluster or

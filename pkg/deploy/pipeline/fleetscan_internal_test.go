@@ -3,10 +3,13 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/digitalocean/godo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -133,7 +136,8 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit()
 			}
-			got, _ := judge(context.Background(), scan.New(), recordsOf(tt.records), tt.target, nil)
+			read := readAhead(context.Background(), recordsOf(tt.records), []deploytarget.Target{tt.target})
+			got, _ := judge(context.Background(), scan.New(), read(), tt.target, nil)
 			if got.Verdict != tt.verdict || got.Unchanged != tt.unchanged {
 				t.Errorf("verdict %s (%s), unchanged %v; want %s, unchanged %v", got.Verdict, got.Why, got.Unchanged, tt.verdict, tt.unchanged)
 			}
@@ -231,6 +235,41 @@ func TestAStackReferenceIsVouchedForOnlyWhileTheStackItReadsHoldsWhatItRead(t *t
 			got := readAsRecorded(ref, tt.recorded)
 			if tt.says == "" && got != "" || tt.says != "" && !strings.Contains(got, tt.says) {
 				t.Errorf("%q, want %q", got, tt.says)
+			}
+		})
+	}
+}
+
+// stackNamed is a RecordReader whose records name the stack read, after a pause of up to a
+// millisecond: reads end in another order than they start.
+type stackNamed struct{}
+
+func (stackNamed) Records(_ context.Context, _, stack string) (deploy.Records, error) {
+	time.Sleep(time.Duration(rand.IntN(1000)) * time.Microsecond)
+	return deploy.Records{Newest: stack}, nil
+}
+
+func TestTheFleetScanTakesEachStacksRecordsInTheTargetsOrder(t *testing.T) {
+	t.Setenv(digitalocean.TokenEnv, "scan-token")
+	tests := []struct {
+		name   string
+		stacks int
+	}{
+		{"one stack", 1},
+		{"fewer stacks than are read at once", 3},
+		{"many more stacks than are read at once", 500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			targets := make([]deploytarget.Target, tt.stacks)
+			for i := range targets {
+				targets[i] = minimalCluster(t, fmt.Sprintf("c-%04d", i))
+			}
+			next := readAhead(context.Background(), stackNamed{}, targets)
+			for i, target := range targets {
+				if got := next().rec.Newest; got != target.Stack {
+					t.Fatalf("the records of target %d are stack %s's, want %s's", i, got, target.Stack)
+				}
 			}
 		})
 	}
