@@ -79,6 +79,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		}
 		inPlace = append(inPlace, dis)
 	}
+	blocking = append(blocking, refusedByModule(previewErr)...)
 	if len(blocking) > 0 {
 		forget(ctx, s, created)
 		return outcome.Outcome{Status: outcome.Blocked, Reason: "not adopted: the manifest disagrees with " + typ + " " + id,
@@ -108,4 +109,20 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		o.Reason += "; the next up changes in place what the manifest says otherwise"
 	}
 	return o
+}
+
+// refusedByModule are the changes a kind's module refused while the engine ran its program (a
+// Kubernetes version older than the cluster's, stackstate.ModuleRefusal), as disagreements like
+// those the steps show: adopt names each by field, as the manifest and the cloud have it, and
+// adopts nothing. None when err is no such refusal.
+func refusedByModule(err error) []outcome.Disagreement {
+	var refused *stackstate.RefusedError
+	if !errors.As(err, &refused) {
+		return nil
+	}
+	var out []outcome.Disagreement
+	for _, c := range refused.Changes {
+		out = append(out, outcome.Disagreement{Field: c.Path, Manifest: c.New, Live: c.Old, Effect: c.Effect, Reason: c.Reason})
+	}
+	return out
 }

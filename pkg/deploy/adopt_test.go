@@ -13,6 +13,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
 )
 
 // planned are the inputs the target's module registers for its resource of type typ, as a fresh
@@ -185,5 +188,29 @@ func TestAdoptSaysDisableSurgeUpgradeAsTheManifestSpellsItNotAsTheSurgeUpgradeIt
 				t.Errorf("%s %+v, want %+v (blocked %t)", o.Status, all, tt.want, tt.blocked)
 			}
 		})
+	}
+}
+
+// A version the module refuses while the engine previews the import (older than the one the
+// cluster runs) is a disagreement like the others: adopt lists it as manifest against live with
+// the module's words, adopts nothing and leaves no stack, as for a replacing field.
+// Promise: adopt-blocks-on-replacing-difference
+func TestAdoptOfAClusterRunningANewerVersionListsTheVersionAsARefusedDisagreement(t *testing.T) {
+	ctx := context.Background()
+	tg := cluster(t)
+	d, b := deployer()
+	b.Live("id-1", planned(t, tg, clusterType))
+	refusal := &kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31.1-do.5", Live: "1.33.1-do.0",
+		Cloud: "DigitalOcean", Want: "1.33.1-do.0"}
+	tg.Kind.Resources = func(*pulumi.Context, proto.Message) error { return refusal }
+	o := d.Adopt(ctx, tg, "id-1", deploy.AdoptOptions{})
+	got, ok := find(o.Disagreements, "spec.kubernetesVersion")
+	if o.Status != outcome.Blocked || !ok || got.Manifest != "1.31.1-do.5" || got.Live != "1.33.1-do.0" || got.Effect != effects.Refused ||
+		!strings.Contains(got.Reason, "Set kubernetesVersion to 1.33.1-do.0 or a later version") {
+		t.Errorf("adopt of a cluster at 1.33.1-do.0 with a manifest at 1.31.1-do.5: %s %v %+v, want blocked on "+
+			"spec.kubernetesVersion: manifest 1.31.1-do.5, live 1.33.1-do.0 (refused), with the module's words", o.Status, o.Err, o.Disagreements)
+	}
+	if b.Has(tg.Key()) || calls(b, "update") != 0 {
+		t.Errorf("a refused adoption left its stack or deployed: %v", b.Calls())
 	}
 }
