@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // AdoptOptions steer Adopt.
@@ -43,15 +44,12 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
-	if t.ReadyImport != nil {
-		readied, err := t.ReadyImport(ctx, t.Input, id)
-		if err != nil {
-			return failed(errors.Wrap(err, "ready the resource for its import"))
-		}
-		if readied != "" {
-			defer func() { out.Reason += "; " + readied }()
-		}
+	readied, err := readyImport(ctx, t, id)
+	if err != nil {
+		return failed(err)
 	}
+	// Said whatever the adoption's outcome: the cloud was changed all the same.
+	defer func() { readied.say(&out) }()
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -125,4 +123,31 @@ func refusedByModule(err error) []outcome.Disagreement {
 		out = append(out, outcome.Disagreement{Field: c.Path, Manifest: c.New, Live: c.Old, Effect: c.Effect, Reason: c.Reason})
 	}
 	return out
+}
+
+// readied is what readyImport changed in the cloud.
+type readied kinds.Readied
+
+// say adds to o's reason what was changed, and keeps it for the fleet's summary.
+func (r readied) say(o *outcome.Outcome) {
+	if r.Said != "" {
+		o.Reason += "; " + r.Said
+	}
+	if r.Change != "" {
+		k := kinds.Readied(r)
+		o.Readied = &k
+	}
+}
+
+// readyImport readies the live resource id for its import where t's kind needs it
+// (kinds.ReadyImport), saying what it changed in the cloud.
+func readyImport(ctx context.Context, t deploytarget.Target, id string) (readied, error) {
+	if t.ReadyImport == nil {
+		return readied{}, nil
+	}
+	r, err := t.ReadyImport(ctx, t.Input, id)
+	if err != nil {
+		return readied{}, errors.Wrap(err, "ready the resource for its import")
+	}
+	return readied(r), nil
 }

@@ -88,6 +88,8 @@ type StackReport struct {
 	Disagreements []outcome.Disagreement `json:"disagreements,omitempty"`
 	// InPlace are an adoption's differences that the next up changes in place.
 	InPlace []outcome.Disagreement `json:"inPlace,omitempty"`
+	// Readied is what an adoption changed in the cloud to ready its import (a pool tagged).
+	Readied *kinds.Readied `json:"readied,omitempty"`
 	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
 	// the stack does not: what a failed create left, or what up refused to create again.
 	Unmanaged []kinds.Live `json:"unmanaged,omitempty"`
@@ -130,7 +132,7 @@ func NewReport(command operation.Name, outcomes []outcome.Outcome) Report {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Name, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Pending: o.Pending, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
-			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun}
+			Disagreements: o.Disagreements, InPlace: o.InPlace, Readied: o.Readied, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}
