@@ -184,6 +184,12 @@ func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cos
 			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
 			old = fielddrift.WithValues(old, cloudHad)
 		}
+		if old != nil && len(r.Stacks[i].RecordedOnly) > 0 {
+			// A change that is only recorded sends the cloud nothing: the cloud has the new value
+			// already (a pool resized by hand, then the manifest set to that size), or never gets
+			// it, so its cost changes nothing (not the recorded 2 nodes → 3).
+			old = fielddrift.WithValues(old, cloudKept(r.Stacks[i].RecordedOnly))
+		}
 		p := prices(string(cloud.ID()))
 		d := cost.Compare(old, o.Target.Input, p)
 		if old == nil && o.Result.Changes[string(apitype.OpCreate)] == 0 {
@@ -195,6 +201,16 @@ func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cos
 		r.Stacks[i].Cost = &d
 		rotation.PriceRotations(r.Stacks[i].Rotations, p)
 	}
+}
+
+// cloudKept are the fields of changes that are only recorded, each at the manifest's new value:
+// what the cloud has, as far as the change's cost goes.
+func cloudKept(recordedOnly []diff.Change) []outcome.FieldDrift {
+	out := make([]outcome.FieldDrift, 0, len(recordedOnly))
+	for _, c := range recordedOnly {
+		out = append(out, outcome.FieldDrift{Field: c.Path, Live: c.New, Manifest: c.New})
+	}
+	return out
 }
 
 // internal tells a step the engine does not count in its summary: a default provider's (the
