@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -48,8 +49,10 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	if err != nil {
 		return failed(err)
 	}
-	// Said whatever the adoption's outcome: the cloud was changed all the same.
-	defer func() { readied.say(&out) }()
+	if readied != nil {
+		// Said whatever the adoption's outcome: the cloud was changed all the same.
+		defer func() { out.Reason, out.Readied = out.Reason+"; "+readied.Said, readied }()
+	}
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -68,7 +71,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 			return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
 		}
 	}
-	res, previewErr := s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Transform: importing(nil)})
+	res, previewErr := d.previewImport(ctx, t, s, importing(nil))
 	var blocking, inPlace []outcome.Disagreement
 	for _, dis := range fielddrift.Disagreements(table, t.Input, typ, res.Steps) {
 		if opts.Exact || dis.Blocks() {
@@ -77,7 +80,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		}
 		inPlace = append(inPlace, dis)
 	}
-	blocking = append(blocking, refusedByModule(previewErr)...)
+	blocking = append(blocking, fielddrift.RefusedByModule(previewErr)...)
 	if len(blocking) > 0 {
 		forget(ctx, s, created)
 		return outcome.Outcome{Status: outcome.Blocked, Reason: "not adopted: the manifest disagrees with " + typ + " " + id,
@@ -109,45 +112,34 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	return o
 }
 
-// refusedByModule are the changes a kind's module refused while the engine ran its program (a
-// Kubernetes version older than the cluster's, stackstate.ModuleRefusal), as disagreements like
-// those the steps show: adopt names each by field, as the manifest and the cloud have it, and
-// adopts nothing. None when err is no such refusal.
-func refusedByModule(err error) []outcome.Disagreement {
-	var refused *stackstate.RefusedError
-	if !errors.As(err, &refused) {
-		return nil
-	}
-	var out []outcome.Disagreement
-	for _, c := range refused.Changes {
-		out = append(out, outcome.Disagreement{Field: c.Path, Manifest: c.New, Live: c.Old, Effect: c.Effect, Reason: c.Reason})
-	}
-	return out
-}
-
-// readied is what readyImport changed in the cloud.
-type readied kinds.Readied
-
-// say adds to o's reason what was changed, and keeps it for the fleet's summary.
-func (r readied) say(o *outcome.Outcome) {
-	if r.Said != "" {
-		o.Reason += "; " + r.Said
-	}
-	if r.Change != "" {
-		k := kinds.Readied(r)
-		o.Readied = &k
-	}
-}
-
 // readyImport readies the live resource id for its import where t's kind needs it
-// (kinds.ReadyImport), saying what it changed in the cloud.
-func readyImport(ctx context.Context, t deploytarget.Target, id string) (readied, error) {
+// (kinds.ReadyImport): what it changed in the cloud, nil for nothing.
+func readyImport(ctx context.Context, t deploytarget.Target, id string) (*kinds.Readied, error) {
 	if t.ReadyImport == nil {
-		return readied{}, nil
+		return nil, nil
 	}
 	r, err := t.ReadyImport(ctx, t.Input, id)
-	if err != nil {
-		return readied{}, errors.Wrap(err, "ready the resource for its import")
+	if err != nil || r.Said == "" {
+		return nil, errors.Wrap(err, "ready the resource for its import")
 	}
-	return readied(r), nil
+	return &r, nil
+}
+
+// previewImport previews the import with transform. Its progress is held until the preview
+// ends, and dropped when the module refused the manifest (fielddrift.RefusedByModule): the
+// engine then says the refusal as an unhandled error of the program, with its Diagnostics, which
+// adopt says itself, in its words, as a disagreement. An import's preview reads one resource: holding its
+// progress for that long hides nothing a user waits on.
+func (d *Deployer) previewImport(ctx context.Context, t deploytarget.Target, s stackstate.Stack,
+	transform pulumi.ResourceTransform) (stackstate.Result, error) {
+	w := d.progress(t)
+	if w == nil {
+		return s.Preview(ctx, stackstate.Options{Transform: transform})
+	}
+	var held bytes.Buffer
+	res, err := s.Preview(ctx, stackstate.Options{Progress: &held, Transform: transform})
+	if len(fielddrift.RefusedByModule(err)) == 0 {
+		_, _ = w.Write(held.Bytes()) // progress lost is no failure of the adoption
+	}
+	return res, err
 }

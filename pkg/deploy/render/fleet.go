@@ -399,7 +399,7 @@ func adopted(imports int, readied string) string {
 func readied(r runreport.Report) string {
 	count := map[kinds.Readied]int{}
 	for _, s := range r.Stacks {
-		if s.Readied != nil {
+		if s.Readied != nil && s.Readied.Change != "" {
 			count[kinds.Readied{Thing: s.Readied.Thing, Change: s.Readied.Change}]++
 		}
 	}
