@@ -158,7 +158,7 @@ func TestAClusterMadeOutsideIsAdoptedUntouched(t *testing.T) {
 	// other, and no engine runs.
 	e.do.Reset()
 	e.civo.Reset()
-	if r, code := e.clusterplane("drift", fleet); code != 0 || !strings.Contains(r.stderr, "2 stacks as recorded;") ||
+	if r, code := e.clusterplane("drift", fleet); code != 0 || !strings.Contains(r.stderr, "2 stacks as recorded\n") ||
 		strings.Contains(r.stderr, "Previewing") || len(e.clusterReads()) != 0 {
 		t.Errorf("a second drift after up = %d, read %v one by one; want both stacks judged by the scan, no engine\n%s", code, e.clusterReads(), r)
 	}

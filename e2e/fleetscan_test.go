@@ -200,7 +200,7 @@ func TestTheFleetScanJudgesACivoClusterWithItsFirewall(t *testing.T) {
 		t.Fatalf("up = %d: %s", code, r)
 	}
 	r, code := e.clusterplane("drift", file)
-	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 2 cloud requests; 1 stack as recorded;") || !strings.Contains(r.stdout, "no drift") {
+	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 2 cloud requests; 1 stack as recorded\n") || !strings.Contains(r.stdout, "no drift") {
 		t.Errorf("drift of an untouched Civo cluster = %d, want 0 from the scan's two lists: %s", code, r)
 	}
 	var firewall string

@@ -21,7 +21,9 @@ import (
 
 // A cluster doctl made with an extra pool carries no terraform:default-node-pool tag, without
 // which the provider cannot import it: adopt tags the pool the manifest names (the module's
-// "default" when it names none) and says so.
+// "default" when it names none) and says so, in the pool's line and in the summary's count of what
+// it changed in the cloud.
+// Promise: adopt-summary-counts-the-tag
 func TestAdoptTagsTheManifestsDefaultPoolOfADoctlClusterOfSeveralPoolsAndSaysSo(t *testing.T) {
 	const token = "dop_v1_adopt-default-pool-test"
 	do := fakedo.New(t, token)
@@ -56,6 +58,11 @@ func TestAdoptTagsTheManifestsDefaultPoolOfADoctlClusterOfSeveralPoolsAndSaysSo(
 	}
 	if !strings.Contains(stdout.String(), "was tagged "+defaultpool.Tag) {
 		t.Errorf("adopt does not say it tagged the default pool:\n%s", stdout.String())
+	}
+	// The summary counts the tag it put on, and says nothing else changed, not "none changed".
+	if want := "; 1 pool tagged " + defaultpool.Tag + ", nothing else changed in the cloud"; !strings.Contains(stdout.String(), want) ||
+		strings.Contains(stdout.String(), "none changed in the cloud") {
+		t.Errorf("adopt's summary does not count the pool it tagged (%q):\n%s", want, stdout.String())
 	}
 	if strings.Contains(stdout.String()+stderr.String(), token) {
 		t.Errorf("adopt printed the token")

@@ -59,7 +59,8 @@ func TestTheFrontDoorNamesEachMistakeOfAFileWithItsLine(t *testing.T) {
 		{"an unknown kind", strings.Replace(cluster, "kind: DigitalOceanKubernetesCluster", "kind: DigitalOceanCluster", 1),
 			[]string{"f.yaml:" + lineOf(cluster, "kind:") + ":7: kind: unknown kind \"DigitalOceanCluster\"; did you mean DigitalOceanKubernetesCluster?"}},
 		{"a kind of the other cloud", strings.Replace(cluster, "kind: DigitalOceanKubernetesCluster", "kind: CivoKubernetesCluster", 1),
-			[]string{"f.yaml:" + lineOf(cluster, "kind:") + ":7: kind: CivoKubernetesCluster is not a kind of \"digitalocean.clusterplane.dev/v1\"; did you mean DigitalOceanKubernetesCluster?"}},
+			[]string{"f.yaml:" + lineOf(cluster, "kind:") + ":7: kind: CivoKubernetesCluster is not a kind of \"digitalocean.clusterplane.dev/v1\": set apiVersion: " +
+				"civo.clusterplane.dev/v1 if the manifest is for Civo, or kind: DigitalOceanKubernetesCluster if it is for DigitalOcean"}},
 		{"a second manifest's mistake", cluster + "---\n" + strings.Replace(cluster, "nodeCount: 2", "nodeCount: -1", 1),
 			[]string{"f.yaml:" + strconv.Itoa(strings.Count(cluster, "\n")+1+strings.Count(cluster[:strings.Index(cluster, "nodeCount")], "\n")+1) + ":5: spec.defaultNodePool.nodeCount:"}},
 	}

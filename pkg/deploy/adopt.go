@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // AdoptOptions steer Adopt.
@@ -43,14 +45,13 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
-	if t.ReadyImport != nil {
-		readied, err := t.ReadyImport(ctx, t.Input, id)
-		if err != nil {
-			return failed(errors.Wrap(err, "ready the resource for its import"))
-		}
-		if readied != "" {
-			defer func() { out.Reason += "; " + readied }()
-		}
+	readied, err := readyImport(ctx, t, id)
+	if err != nil {
+		return failed(err)
+	}
+	if readied != nil {
+		// Said whatever the adoption's outcome: the cloud was changed all the same.
+		defer func() { out.Reason, out.Readied = out.Reason+"; "+readied.Said, readied }()
 	}
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
@@ -70,7 +71,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 			return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
 		}
 	}
-	res, previewErr := s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Transform: importing(nil)})
+	res, previewErr := d.previewImport(ctx, t, s, importing(nil))
 	var blocking, inPlace []outcome.Disagreement
 	for _, dis := range fielddrift.Disagreements(table, t.Input, typ, res.Steps) {
 		if opts.Exact || dis.Blocks() {
@@ -79,6 +80,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		}
 		inPlace = append(inPlace, dis)
 	}
+	blocking = append(blocking, fielddrift.RefusedByModule(previewErr)...)
 	if len(blocking) > 0 {
 		forget(ctx, s, created)
 		return outcome.Outcome{Status: outcome.Blocked, Reason: "not adopted: the manifest disagrees with " + typ + " " + id,
@@ -108,4 +110,36 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		o.Reason += "; the next up changes in place what the manifest says otherwise"
 	}
 	return o
+}
+
+// readyImport readies the live resource id for its import where t's kind needs it
+// (kinds.ReadyImport): what it changed in the cloud, nil for nothing.
+func readyImport(ctx context.Context, t deploytarget.Target, id string) (*kinds.Readied, error) {
+	if t.ReadyImport == nil {
+		return nil, nil
+	}
+	r, err := t.ReadyImport(ctx, t.Input, id)
+	if err != nil || r.Said == "" {
+		return nil, errors.Wrap(err, "ready the resource for its import")
+	}
+	return &r, nil
+}
+
+// previewImport previews the import with transform. Its progress is held until the preview
+// ends, and dropped when the module refused the manifest (fielddrift.RefusedByModule): the
+// engine then says the refusal as an unhandled error of the program, with its Diagnostics, which
+// adopt says itself, in its words, as a disagreement. An import's preview reads one resource: holding its
+// progress for that long hides nothing a user waits on.
+func (d *Deployer) previewImport(ctx context.Context, t deploytarget.Target, s stackstate.Stack,
+	transform pulumi.ResourceTransform) (stackstate.Result, error) {
+	w := d.progress(t)
+	if w == nil {
+		return s.Preview(ctx, stackstate.Options{Transform: transform})
+	}
+	var held bytes.Buffer
+	res, err := s.Preview(ctx, stackstate.Options{Progress: &held, Transform: transform})
+	if len(fielddrift.RefusedByModule(err)) == 0 {
+		_, _ = w.Write(held.Bytes()) // progress lost is no failure of the adoption
+	}
+	return res, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -12,7 +13,12 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/doeffects"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
 )
 
 // planned are the inputs the target's module registers for its resource of type typ, as a fresh
@@ -183,6 +189,81 @@ func TestAdoptSaysDisableSurgeUpgradeAsTheManifestSpellsItNotAsTheSurgeUpgradeIt
 			if !ok || got.Manifest != tt.want.Manifest || got.Live != tt.want.Live || got.Effect != tt.want.Effect ||
 				(o.Status == outcome.Blocked) != tt.blocked {
 				t.Errorf("%s %+v, want %+v (blocked %t)", o.Status, all, tt.want, tt.blocked)
+			}
+		})
+	}
+}
+
+// A version the module refuses while the engine previews the import (older than the one the
+// cluster runs) is a disagreement like the others: adopt lists it as manifest against live with
+// the module's words, adopts nothing and leaves no stack, as for a replacing field.
+// Promise: adopt-blocks-on-replacing-difference
+func TestAdoptOfAClusterRunningANewerVersionListsTheVersionAsARefusedDisagreement(t *testing.T) {
+	ctx := context.Background()
+	tg := cluster(t)
+	d, b := deployer()
+	b.Live("id-1", planned(t, tg, clusterType))
+	refusal := &kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31.1-do.5", Live: "1.33.1-do.0",
+		Cloud: "DigitalOcean", Want: "1.33.1-do.0"}
+	tg.Kind.Resources = func(*pulumi.Context, proto.Message) error { return refusal }
+	o := d.Adopt(ctx, tg, "id-1", deploy.AdoptOptions{})
+	got, ok := find(o.Disagreements, "spec.kubernetesVersion")
+	if o.Status != outcome.Blocked || !ok || got.Manifest != "1.31.1-do.5" || got.Live != "1.33.1-do.0" || got.Effect != effects.Refused ||
+		!strings.Contains(got.Reason, "Set kubernetesVersion to 1.33.1-do.0 or a later version") {
+		t.Errorf("adopt of a cluster at 1.33.1-do.0 with a manifest at 1.31.1-do.5: %s %v %+v, want blocked on "+
+			"spec.kubernetesVersion: manifest 1.31.1-do.5, live 1.33.1-do.0 (refused), with the module's words", o.Status, o.Err, o.Disagreements)
+	}
+	if b.Has(tg.Key()) || calls(b, "update") != 0 {
+		t.Errorf("a refused adoption left its stack or deployed: %v", b.Calls())
+	}
+}
+
+// talkative is a backend whose stacks' previews say what the engine says of a program that
+// failed, as its progress: its Diagnostics.
+type talkative struct{ stackstate.Backend }
+
+func (b talkative) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
+	s, err := b.Backend.Open(ctx, project, stack, program)
+	return talkativeStack{s}, err
+}
+
+func (b talkative) Create(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
+	s, err := b.Backend.Create(ctx, project, stack, program)
+	return talkativeStack{s}, err
+}
+
+type talkativeStack struct{ stackstate.Stack }
+
+func (s talkativeStack) Preview(ctx context.Context, o stackstate.Options) (stackstate.Result, error) {
+	res, err := s.Stack.Preview(ctx, o)
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "Previewing update (dev-fra1):\nDiagnostics:\n  pulumi:pulumi:Stack (dev-fra1):\n    error: an unhandled error occurred: %v\n", err)
+	}
+	return res, err
+}
+
+// The engine's words for a version the module refuses (its Diagnostics, "an unhandled error
+// occurred") are not shown above adopt's own: adopt says the refusal as a disagreement. The
+// preview's progress of an adoption that goes on is shown.
+func TestAdoptShowsNotTheEnginesDiagnosticsOfAVersionTheModuleRefusesButShowsOtherProgress(t *testing.T) {
+	ctx := context.Background()
+	for _, refused := range []bool{true, false} {
+		t.Run(fmt.Sprintf("refused %t", refused), func(t *testing.T) {
+			tg := cluster(t)
+			live := planned(t, tg, clusterType)
+			b := deploytest.New()
+			var progress strings.Builder
+			d := &deploy.Deployer{Backend: talkative{b}, Progress: func(deploytarget.Target) io.Writer { return &progress }}
+			b.Live("id-1", live)
+			if refused {
+				tg.Kind.Resources = func(*pulumi.Context, proto.Message) error {
+					return &kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31.1-do.5", Live: "1.33.1-do.0",
+						Cloud: "DigitalOcean", Want: "1.33.1-do.0"}
+				}
+			}
+			o := d.Adopt(ctx, tg, "id-1", deploy.AdoptOptions{})
+			if shown := strings.Contains(progress.String(), "Diagnostics:"); shown == refused || (o.Status == outcome.Blocked) != refused {
+				t.Errorf("adopt %s; the engine's progress shown %t, want %t:\n%s", o.Status, shown, !refused, progress.String())
 			}
 		})
 	}

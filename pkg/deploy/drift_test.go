@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -442,6 +443,40 @@ func TestDriftIsWhatTheCloudChangedAndAManifestEditIsPending(t *testing.T) {
 			}
 			if c := st.Report.Conditions[1]; c.Status+"/"+c.Reason != tt.condition {
 				t.Errorf("status --drift's Drifted is %s/%s (%s), want %s", c.Status, c.Reason, c.Message, tt.condition)
+			}
+		})
+	}
+}
+
+// A manifest change that only records what the cloud already has (a pool resized by hand to 6,
+// then the manifest set to 6) changes nothing in the cloud: its cost line is no change, from what
+// the cloud had, not the recorded 2 nodes to 6.
+// Promise: cost-of-recorded-only-is-no-change
+func TestTheCostOfAChangeOnlyRecordedIsNoChangeFromWhatTheCloudHad(t *testing.T) {
+	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+	for _, op := range []string{"preview", "up"} {
+		t.Run(op, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			text := manifest(t, "digitaloceankubernetesnodepool/minimal.yaml")
+			p := target(t, "pool.yaml", text)
+			mustUp(ctx, t, d, p)
+			b.EditRefreshed(p.Key(), poolType, "dev-fra1-workers", "nodeCount", float64(6), float64(6))
+			p = target(t, "pool.yaml", strings.Replace(text, "nodeCount: 2", "nodeCount: 6", 1))
+			var o outcome.Outcome
+			if op == "preview" {
+				o = d.Preview(ctx, p, deploy.PreviewOptions{})
+			} else {
+				o = d.Up(ctx, p, deploy.UpOptions{Yes: true})
+			}
+			if o.Result == nil || len(o.Result.RecordedOnly) != 1 || o.Result.RecordedOnly[0].Path != "spec.nodeCount" {
+				t.Fatalf("%s: %s %v, want spec.nodeCount recorded only", op, o.Status, o.Err)
+			}
+			outcomes := []outcome.Outcome{o}
+			report := runreport.NewReport(operation.Name(op), outcomes)
+			report.Price(outcomes, clouds.Prices)
+			if c := report.Stacks[0].Cost; c == nil || !strings.Contains(c.String(), "unchanged ($288.00 → $288.00/month") {
+				t.Errorf("%s: cost %v, want unchanged at what the cloud had, $288.00", op, c)
 			}
 		})
 	}

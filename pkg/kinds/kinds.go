@@ -197,8 +197,20 @@ var NoClusterYet = Found{Unchecked: "its cluster's id is not known yet (the refe
 type Resolve func(ctx context.Context, ref *sharedv1.StringValueOrRef, defaultOutput string) (string, error)
 
 // ReadyImport readies the live resource id for its import as the stack input's kind, changing
-// only what the provider needs to import it; it says what it changed, "" for nothing.
-type ReadyImport func(ctx context.Context, stackInput proto.Message, id string) (string, error)
+// only what the provider needs to import it; it says what it changed, the zero Readied for
+// nothing.
+type ReadyImport func(ctx context.Context, stackInput proto.Message, id string) (Readied, error)
+
+// Readied is what a ReadyImport changed in the cloud: Said in a sentence for the resource's own
+// line ("pool P was tagged T, which the provider imports the default pool by"), and for the
+// fleet's summary, which counts them, Thing, what was changed ("pool"), and Change, how ("tagged
+// terraform:default-node-pool"). Adopt's only change in the cloud, said wherever it says it
+// changed nothing else.
+type Readied struct {
+	Said   string `json:"said"`
+	Thing  string `json:"thing"`
+	Change string `json:"change"`
+}
 
 // Lookup finds the clusters or node pools a create of the kind would duplicate: of its name,
 // where the manifest puts it (a region, a cluster), in the cloud its provider config (or the

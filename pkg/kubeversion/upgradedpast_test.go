@@ -3,6 +3,7 @@ package kubeversion
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +42,23 @@ func TestAnUpgradedPastRefusalsWordsAreReadBackWholeToTheVersionToSet(t *testing
 	}
 	if _, ok := UpgradedPastWords("preview failed: 429 too many requests"); ok {
 		t.Error("words read from another failure")
+	}
+}
+
+// The module cannot tell a cluster the cloud upgraded from one made at a newer version (adopted
+// with an older manifest): the refusal says what is so, the cluster runs a newer version, and
+// that any version from it on will do, never that the cloud upgraded it.
+func TestAnUpgradedPastRefusalSaysTheClusterRunsANewerVersionNotWhoUpgradedIt(t *testing.T) {
+	err := &UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31.1-do.5", Live: "1.33.1-do.0", Cloud: "DigitalOcean",
+		Want: "1.33.1-do.0"}
+	words := err.Error()
+	for _, want := range []string{"is older than the version the cluster runs, 1.33.1-do.0",
+		"DigitalOcean cannot take a cluster down a version", "Set kubernetesVersion to 1.33.1-do.0 or a later version"} {
+		if !strings.Contains(words, want) {
+			t.Errorf("the refusal %q does not say %q", words, want)
+		}
+	}
+	if strings.Contains(words, "upgraded") {
+		t.Errorf("the refusal %q says the cluster was upgraded, which the module cannot know", words)
 	}
 }

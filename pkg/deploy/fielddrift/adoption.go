@@ -1,6 +1,7 @@
 package fielddrift
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 
@@ -97,4 +98,20 @@ func numeric(v any) any {
 		return float64(n)
 	}
 	return v
+}
+
+// RefusedByModule are the changes a kind's module refused while the engine ran its program (a
+// Kubernetes version older than the cluster's, stackstate.ModuleRefusal), as disagreements like
+// those the steps show: adopt names each by field, as the manifest and the cloud have it, and
+// adopts nothing. None when err is no such refusal.
+func RefusedByModule(err error) []outcome.Disagreement {
+	var refused *stackstate.RefusedError
+	if !errors.As(err, &refused) {
+		return nil
+	}
+	var out []outcome.Disagreement
+	for _, c := range refused.Changes {
+		out = append(out, outcome.Disagreement{Field: c.Path, Manifest: c.New, Live: c.Old, Effect: c.Effect, Reason: c.Reason})
+	}
+	return out
 }

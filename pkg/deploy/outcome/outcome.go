@@ -79,6 +79,9 @@ type Outcome struct {
 	Disagreements []Disagreement // adopt
 	// InPlace are an adoption's differences that the next up changes in place (adopt).
 	InPlace []Disagreement
+	// Readied is what adopt changed in the cloud to ready the import (a pool tagged), nil for
+	// nothing.
+	Readied *kinds.Readied
 	// Unmanaged are the clusters or node pools of the manifest's name the cloud holds and the
 	// stack does not (up, status): what a failed create left, or what up refused to duplicate.
 	Unmanaged []kinds.Live

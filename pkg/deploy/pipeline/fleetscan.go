@@ -43,22 +43,24 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 		s = scan.New()
 	}
 	out := map[string]deploy.Scanned{}
-	count := map[scan.Verdict]int{}
-	// Why stacks were not judged, and how many; each stack's outputs, for the stacks that
-	// reference it, which come after it (deps first).
-	unjudged := map[string]int{}
+	c := tally{verdicts: map[scan.Verdict]int{}, unjudged: map[string]int{}, stacks: len(targets)}
+	// Each stack's outputs, for the stacks that reference it, which come after it (deps first).
 	recorded := map[string]map[string]stackstate.Output{}
 	next := readAhead(ctx, rr, targets)
 	for _, t := range targets {
 		sc, outputs := judge(ctx, s, next(), t, recorded)
 		recorded[t.Key()] = outputs
 		out[t.Key()] = sc
-		count[sc.Verdict]++
-		if sc.Verdict == scan.Unjudged {
-			unjudged[sc.Why]++
+		switch {
+		case sc.Why == notDeployed:
+			c.notDeployed++
+		case sc.Verdict == scan.Unjudged:
+			c.verdicts[sc.Verdict]++
+			c.unjudged[sc.Why]++
+		default:
+			c.verdicts[sc.Verdict]++
 		}
 	}
-	skipped := 0
 	for _, t := range targets { // deps first: a stack's references are judged before it
 		sc := out[t.Key()]
 		for _, ref := range deploytarget.References(t.Input) {
@@ -70,36 +72,68 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 		}
 		out[t.Key()] = sc
 		if sc.Unchanged {
-			skipped++
+			c.skipped++
 		}
 	}
-	line := fmt.Sprintf("fleet scan: %s; %s as recorded", count1(s.Requests(), "cloud request"), count1(count[scan.Same], "stack"))
-	for _, v := range []scan.Verdict{scan.Differs, scan.Missing} {
-		if count[v] > 0 {
-			line += fmt.Sprintf(", %d %s", count[v], map[scan.Verdict]string{scan.Differs: "differing", scan.Missing: "missing from the cloud"}[v])
-		}
-	}
-	if count[scan.Unjudged] > 0 {
-		whys := make([]string, 0, len(unjudged))
-		for why, n := range unjudged {
-			whys = append(whys, fmt.Sprintf("%d: %s", n, why))
-		}
-		sort.Strings(whys)
-		line += fmt.Sprintf(", %d not judged (%s)", count[scan.Unjudged], strings.Join(whys, "; "))
-	}
+	c.requests = s.Requests()
+	line := c.line(r.Operation)
 	switch r.Operation {
 	case operation.Drift, operation.Status: // status --drift
-		line += "; the provider's refresh reads the others (--deep: every stack)"
 		if unheld := unmanaged(s.Unheld()); len(unheld) > 0 {
 			r.say(line)
 			line = fmt.Sprintf("%s in the listed accounts, without clusterplane's tags, that none of these stacks holds (made outside "+
 				"clusterplane? clusterplane discover writes their manifests): %s", count1(len(unheld), "cluster"), clusterNames(unheld))
 		}
-	case operation.Preview, operation.Up:
-		line += fmt.Sprintf("; %d unchanged since their last up, not run (--deep runs every stack)", skipped)
 	}
 	r.say(line)
 	return out
+}
+
+// notDeployed is the scan's reason for a stack that holds nothing, never deployed or destroyed:
+// there is nothing to compare, and nothing for the provider's refresh to read.
+const notDeployed = "not deployed"
+
+// tally is what the fleet scan found, as its line says it.
+type tally struct {
+	requests, stacks int
+	// verdicts count the deployed stacks by verdict; unjudged why those not judged were not, and
+	// how many.
+	verdicts map[scan.Verdict]int
+	unjudged map[string]int
+	// notDeployed stacks hold nothing (fielddrift.NotDeployed); skipped are unchanged, not run.
+	notDeployed, skipped int
+}
+
+// line is the scan's line for op: what it found, and what the engine does with the rest.
+func (c tally) line(op operation.Name) string {
+	line := fmt.Sprintf("fleet scan: %s; %s as recorded", count1(c.requests, "cloud request"), count1(c.verdicts[scan.Same], "stack"))
+	for _, v := range []scan.Verdict{scan.Differs, scan.Missing} {
+		if c.verdicts[v] > 0 {
+			line += fmt.Sprintf(", %d %s", c.verdicts[v], map[scan.Verdict]string{scan.Differs: "differing", scan.Missing: "missing from the cloud"}[v])
+		}
+	}
+	if c.verdicts[scan.Unjudged] > 0 {
+		whys := make([]string, 0, len(c.unjudged))
+		for why, n := range c.unjudged {
+			whys = append(whys, fmt.Sprintf("%d: %s", n, why))
+		}
+		sort.Strings(whys)
+		line += fmt.Sprintf(", %d not judged (%s)", c.verdicts[scan.Unjudged], strings.Join(whys, "; "))
+	}
+	if c.notDeployed > 0 {
+		line += fmt.Sprintf(", %d not deployed (nothing to compare)", c.notDeployed)
+	}
+	switch op {
+	case operation.Drift, operation.Status: // status --drift
+		// Said only when the engine has stacks left to read: neither an unchanged stack nor
+		// one that holds nothing is refreshed.
+		if c.stacks-c.skipped-c.notDeployed > 0 {
+			line += "; the provider's refresh reads the others (--deep: every stack)"
+		}
+	case operation.Preview, operation.Up:
+		line += fmt.Sprintf("; %d unchanged since their last up, not run (--deep runs every stack)", c.skipped)
+	}
+	return line
 }
 
 // count1 is "1 stack", "2 stacks".
@@ -150,13 +184,17 @@ func judge(ctx context.Context, s *scan.Scanner, r stackRecords, t deploytarget.
 	rec, st := r.rec, r.st
 	switch err := r.err; {
 	case errors.Is(err, stackstate.ErrNotDeployed):
-		return unjudged("not deployed yet")
+		return unjudged(notDeployed)
 	case errors.Is(err, deploy.ErrRecordsUnread):
 		return unjudged("its records are read through the Pulumi CLI")
 	case err != nil:
 		return unjudged("its records were not read: " + err.Error())
 	case r.stateErr != nil:
 		return unjudged(r.stateErr.Error())
+	}
+	if holdsNothing(st) {
+		// Destroyed: its last update is a destroy, yet there is nothing to judge.
+		return unjudged(notDeployed)
 	}
 	last := rec.Last
 	switch {
@@ -279,6 +317,17 @@ func scannedResources(t deploytarget.Target, st stackstate.State, recorded map[s
 		return nil, nil, "the stack holds no single cluster or pool"
 	}
 	return judged, beside, ""
+}
+
+// holdsNothing tells a state that holds nothing in the cloud (a destroyed stack's): no resource
+// but the stack itself and its providers, and no create pending.
+func holdsNothing(st stackstate.State) bool {
+	for _, r := range st.Deployment.Resources {
+		if r.Type != resource.RootStackType && !strings.HasPrefix(string(r.Type), "pulumi:providers:") && !r.Delete {
+			return false
+		}
+	}
+	return len(st.PendingCreates()) == 0
 }
 
 // rewrittenSince says what rewrote a stack's state since its last up: a refresh (the newest

@@ -21,6 +21,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -269,6 +270,63 @@ func TestTheFleetScanTakesEachStacksRecordsInTheTargetsOrder(t *testing.T) {
 			for i, target := range targets {
 				if got := next().rec.Newest; got != target.Stack {
 					t.Fatalf("the records of target %d are stack %s's, want %s's", i, got, target.Stack)
+				}
+			}
+		})
+	}
+}
+
+// A stack destroyed successfully holds nothing: the scan says it is not deployed, as drift does
+// (fielddrift.NotDeployed), not that its last update did not succeed.
+// Promise: scan-line-counts-not-deployed
+func TestTheFleetScanSaysAStackDestroyedHoldsNothingNotThatItsLastUpdateFailed(t *testing.T) {
+	data, err := json.Marshal(apitype.DeploymentV3{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	destroyed := deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data},
+		Last: &stackstate.Update{Operation: "destroy", Result: "succeeded"}, Newest: "destroy"}
+	t.Setenv(digitalocean.TokenEnv, "scan-token")
+	target := minimalCluster(t, "dev-fra1")
+	read := readAhead(context.Background(), recordsOf(destroyed), []deploytarget.Target{target})
+	got, _ := judge(context.Background(), scan.New(), read(), target, nil)
+	if got.Verdict != scan.Unjudged || got.Why != notDeployed {
+		t.Errorf("a destroyed stack: %s (%s), want not deployed", got.Verdict, got.Why)
+	}
+}
+
+// The scan's line counts the stacks that hold nothing as not deployed, and says the provider's
+// refresh reads the others only when there are others.
+// Promise: scan-line-counts-not-deployed
+func TestTheFleetScansLineSaysWhatTheRefreshReadsOnlyWhenItReadsSomething(t *testing.T) {
+	tests := []struct {
+		name    string
+		c       tally
+		says    string
+		saysNot []string
+	}{
+		{"a fleet of one destroyed stack: not deployed, nothing left to refresh",
+			tally{requests: 1, stacks: 1, notDeployed: 1},
+			"fleet scan: 1 cloud request; 0 stacks as recorded, 1 not deployed (nothing to compare)",
+			[]string{"not judged", "reads the others"}},
+		{"a stack not judged beside a destroyed one: the refresh reads it",
+			tally{requests: 1, stacks: 2, notDeployed: 1, verdicts: map[scan.Verdict]int{scan.Unjudged: 1},
+				unjudged: map[string]int{"the last update did not succeed": 1}},
+			"1 not judged (1: the last update did not succeed), 1 not deployed (nothing to compare); the provider's refresh reads the others",
+			nil},
+		{"every stack unchanged: nothing left to refresh",
+			tally{requests: 1, stacks: 2, skipped: 2, verdicts: map[scan.Verdict]int{scan.Same: 2}},
+			"fleet scan: 1 cloud request; 2 stacks as recorded", []string{"reads the others"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line := tt.c.line(operation.Drift)
+			if !strings.Contains(line, tt.says) {
+				t.Errorf("%q, want it to say %q", line, tt.says)
+			}
+			for _, not := range tt.saysNot {
+				if strings.Contains(line, not) {
+					t.Errorf("%q says %q", line, not)
 				}
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // The words a fleet's text output sorts its stacks by (docs/deploying.md, "What the words mean"),
@@ -352,9 +353,10 @@ func resources(r runreport.Report) string {
 		}
 	}
 	if r.Command == operation.Adopt {
-		// An adoption changes nothing in the cloud (what differs is left for the next up): its
-		// creates are the stack's own records (the stack, the component), not cloud resources.
-		return adopted(total["import"])
+		// An adoption changes nothing in the cloud but what readied an import (what differs is
+		// left for the next up): its creates are the stack's own records (the stack, the
+		// component), not cloud resources.
+		return adopted(total["import"], readied(r))
 	}
 	would := r.Command == operation.Preview || r.Command == operation.Drift
 	var parts []string
@@ -379,13 +381,38 @@ func resources(r runreport.Report) string {
 	return strings.Join(parts, ", ")
 }
 
-// adopted is an adoption's count: what it did in the stacks' state, and, truly, nothing in the
-// cloud.
-func adopted(imports int) string {
-	if imports == 0 {
-		return "none imported, none changed in the cloud"
+// adopted is an adoption's count: what it did in the stacks' state, and in the cloud what
+// readied the imports (readied), nothing else.
+func adopted(imports int, readied string) string {
+	state := "none imported"
+	if imports > 0 {
+		state = fmt.Sprintf("%d imported into the state", imports)
 	}
-	return fmt.Sprintf("%d imported into the state, none changed in the cloud", imports)
+	if readied == "" {
+		return state + ", none changed in the cloud"
+	}
+	return state + "; " + readied + ", nothing else changed in the cloud"
+}
+
+// readied counts what the adoptions changed in the cloud to ready their imports, by thing and
+// change ("1 pool tagged terraform:default-node-pool"); "" for nothing.
+func readied(r runreport.Report) string {
+	count := map[kinds.Readied]int{}
+	for _, s := range r.Stacks {
+		if s.Readied != nil && s.Readied.Change != "" {
+			count[kinds.Readied{Thing: s.Readied.Thing, Change: s.Readied.Change}]++
+		}
+	}
+	var parts []string
+	for k, n := range count {
+		thing := k.Thing
+		if n > 1 {
+			thing += "s"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s %s", n, thing, k.Change))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
 }
 
 // unreadStacks counts the stacks whose resources the run cannot speak for, by result ("2

@@ -191,6 +191,10 @@ func Adopt(w io.Writer, outcomes []outcome.Outcome) {
 			fmt.Fprintf(w, "%s: %s; nothing was changed\n", o.Target.File, o.Reason)
 			for _, d := range o.Disagreements {
 				fmt.Fprintf(w, "  %s: manifest %s, live %s (%s)\n", d.Field, show(d.Manifest), show(d.Live), d.Effect)
+				if d.Effect == effects.Refused && d.Reason != "" {
+					// A refusal says what to set instead, which its effect alone does not.
+					fmt.Fprintf(w, "    %s\n", d.Reason)
+				}
 			}
 			if len(o.InPlace) > 0 {
 				fmt.Fprintln(w, "  and, once adopted, the next `up` changes in place:")

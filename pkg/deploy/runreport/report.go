@@ -88,6 +88,8 @@ type StackReport struct {
 	Disagreements []outcome.Disagreement `json:"disagreements,omitempty"`
 	// InPlace are an adoption's differences that the next up changes in place.
 	InPlace []outcome.Disagreement `json:"inPlace,omitempty"`
+	// Readied is what an adoption changed in the cloud to ready its import (a pool tagged).
+	Readied *kinds.Readied `json:"readied,omitempty"`
 	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
 	// the stack does not: what a failed create left, or what up refused to create again.
 	Unmanaged []kinds.Live `json:"unmanaged,omitempty"`
@@ -130,7 +132,7 @@ func NewReport(command operation.Name, outcomes []outcome.Outcome) Report {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Name, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Pending: o.Pending, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
-			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun}
+			Disagreements: o.Disagreements, InPlace: o.InPlace, Readied: o.Readied, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}
@@ -182,6 +184,12 @@ func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cos
 			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
 			old = fielddrift.WithValues(old, cloudHad)
 		}
+		if old != nil && len(r.Stacks[i].RecordedOnly) > 0 {
+			// A change that is only recorded sends the cloud nothing: the cloud has the new value
+			// already (a pool resized by hand, then the manifest set to that size), or never gets
+			// it, so its cost changes nothing (not the recorded 2 nodes → 3).
+			old = fielddrift.WithValues(old, cloudKept(r.Stacks[i].RecordedOnly))
+		}
 		p := prices(string(cloud.ID()))
 		d := cost.Compare(old, o.Target.Input, p)
 		if old == nil && o.Result.Changes[string(apitype.OpCreate)] == 0 {
@@ -193,6 +201,16 @@ func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cos
 		r.Stacks[i].Cost = &d
 		rotation.PriceRotations(r.Stacks[i].Rotations, p)
 	}
+}
+
+// cloudKept are the fields of changes that are only recorded, each at the manifest's new value:
+// what the cloud has, as far as the change's cost goes.
+func cloudKept(recordedOnly []diff.Change) []outcome.FieldDrift {
+	out := make([]outcome.FieldDrift, 0, len(recordedOnly))
+	for _, c := range recordedOnly {
+		out = append(out, outcome.FieldDrift{Field: c.Path, Live: c.New, Manifest: c.New})
+	}
+	return out
 }
 
 // internal tells a step the engine does not count in its summary: a default provider's (the

@@ -382,11 +382,17 @@ func (r Reader) kindNamed(file string, data []byte, head stackinput.Head) (strin
 		return named, nil
 	}
 	if named != "" {
-		// apiVersion and kind disagree on the cloud: the apiVersion is more often the one the
-		// user meant (it is copied from an example), so the kind is named as the mistake.
+		// apiVersion and kind disagree on the cloud, and either may be the mistake: the fields
+		// (not read here) say which cloud was meant, so both ways out are named, each with its
+		// cloud (a DigitalOcean manifest under civo.clusterplane.dev/v1 wants the apiVersion
+		// mended, a Civo one the kind).
 		hint := ""
 		if same := r.kindOfCloud(group, named); same != "" {
-			hint = "; did you mean " + same + "?"
+			shape := same[len(group):]
+			namedCloud, sameCloud := named[:len(named)-len(shape)], same[:len(group)]
+			_, version, _ := strings.Cut(head.APIVersion, ".clusterplane.dev/")
+			hint = fmt.Sprintf(": set apiVersion: %s.clusterplane.dev/%s if the manifest is for %s, or kind: %s if it is for %s",
+				strings.ToLower(namedCloud), version, namedCloud, same, sameCloud)
 		}
 		return "", errors.Errorf("%s: kind: %s is not a kind of %s%s", at, named, stackinput.Quote(head.APIVersion), hint)
 	}

@@ -39,8 +39,14 @@ func TestTheReaderNamesEachManifestsKindOrSaysWhyNot(t *testing.T) {
 			says: `unknown kind "ConfigMap"; want one of CivoKubernetesCluster, DigitalOceanKubernetesCluster`},
 		{name: "a misspelt kind gets the nearest one", text: strings.Replace(doCluster, "DigitalOceanKubernetesCluster", "DigitalOceanKubernetesClustr", 1),
 			says: "did you mean DigitalOceanKubernetesCluster?"},
-		{name: "a kind of the other cloud under this cloud's apiVersion is named the mistake", text: strings.Replace(doCluster, "DigitalOceanKubernetesCluster", "CivoKubernetesCluster", 1),
-			says: "kind: CivoKubernetesCluster is not a kind of"},
+		{name: "a kind of the other cloud under this cloud's apiVersion names both ways out, each with its cloud",
+			text: strings.Replace(doCluster, "DigitalOceanKubernetesCluster", "CivoKubernetesCluster", 1),
+			says: `kind: CivoKubernetesCluster is not a kind of "digitalocean.clusterplane.dev/v1": set apiVersion: ` +
+				`civo.clusterplane.dev/v1 if the manifest is for Civo, or kind: DigitalOceanKubernetesCluster if it is for DigitalOcean`},
+		{name: "this cloud's kind under the other cloud's apiVersion names the apiVersion that fits it first",
+			text: strings.Replace(doCluster, "digitalocean.clusterplane.dev/v1", "civo.clusterplane.dev/v1", 1),
+			says: `kind: DigitalOceanKubernetesCluster is not a kind of "civo.clusterplane.dev/v1": set apiVersion: ` +
+				`digitalocean.clusterplane.dev/v1 if the manifest is for DigitalOcean, or kind: CivoKubernetesCluster if it is for Civo`},
 		{name: "an empty file is an error", text: "# nothing\n", says: "holds no manifest"},
 		{name: "a program binary reads a file it is given as its own kind", text: "kind: Other\n", explicit: true,
 			kinds: []string{"CivoKubernetesCluster"}, want: []string{"CivoKubernetesCluster"}},

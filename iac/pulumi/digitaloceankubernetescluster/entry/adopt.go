@@ -7,6 +7,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
@@ -16,16 +17,16 @@ import (
 // lack (see pkg/cloud/digitalocean/defaultpool). The pool the manifest names as its default pool gets that tag, a
 // tag-only change, and nothing else is touched; a cluster the provider imports as it is asks
 // nothing.
-func readyImport(ctx context.Context, in proto.Message, clusterID string) (string, error) {
+func readyImport(ctx context.Context, in proto.Message, clusterID string) (kinds.Readied, error) {
 	input := in.(*v1.DigitalOceanKubernetesClusterStackInput)
 	pc := input.GetProviderConfig()
 	token, url, err := digitalocean.Env.Resolve(pc.GetApiToken(), pc.GetApiUrl())
 	if err != nil {
-		return "", err
+		return kinds.Readied{}, err
 	}
 	if token == "" {
 		// The import fails then with the provider's own words about the token.
-		return "", nil
+		return kinds.Readied{}, nil
 	}
 	pool := input.GetTarget().GetSpec().GetDefaultNodePool().GetNodePoolName()
 	if pool == "" {
@@ -34,10 +35,11 @@ func readyImport(ctx context.Context, in proto.Message, clusterID string) (strin
 	}
 	res, err := digitalocean.New(url, token, digitalocean.Options{}).EnsureDefaultPool(ctx, clusterID, pool)
 	if err != nil {
-		return "", errors.Wrap(err, "tag the cluster's default pool for the import")
+		return kinds.Readied{}, errors.Wrap(err, "tag the cluster's default pool for the import")
 	}
 	if res.PoolID == "" {
-		return "", nil
+		return kinds.Readied{}, nil
 	}
-	return "pool " + res.PoolID + " was tagged " + defaultpool.Tag + ", which the provider imports the default pool by", nil
+	return kinds.Readied{Said: "pool " + res.PoolID + " was tagged " + defaultpool.Tag + ", which the provider imports the default pool by",
+		Thing: "pool", Change: "tagged " + defaultpool.Tag}, nil
 }

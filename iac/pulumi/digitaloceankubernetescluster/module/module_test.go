@@ -619,7 +619,7 @@ func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
 		{name: "an upgrade in the manifest is sent", version: "1.32.1-do.0", live: "1.31.1-do.5", wantSent: "1.32.1-do.0"},
 		{name: "a cluster DigitalOcean upgraded itself is not downgraded: the older manifest is refused",
 			version: "1.31.1-do.5", live: "1.32.2-do.1",
-			wantErr: "spec.kubernetesVersion: 1.31.1-do.5 is older than the version the cluster runs, 1.32.2-do.1, which DigitalOcean upgraded it to; deploying it would replace the cluster. Set kubernetesVersion to 1.32.2-do.1"},
+			wantErr: "spec.kubernetesVersion: 1.31.1-do.5 is older than the version the cluster runs, 1.32.2-do.1, and DigitalOcean cannot take a cluster down a version: deploying it would replace the cluster. Set kubernetesVersion to 1.32.2-do.1 or a later version"},
 		{name: "a lower patch than the live one is refused without autoUpgrade",
 			version: "1.31.1-do.4", live: "1.31.1-do.5", wantErr: "Set kubernetesVersion to 1.31.1-do.5"},
 		{name: "with autoUpgrade the live patch of the same minor line is left to DigitalOcean",
