@@ -8,9 +8,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/deploy/upgradeplan"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
@@ -93,13 +93,13 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	if err != nil {
 		return err
 	}
-	clusterTargets, clusters, err := deploy.UpgradeClusters(targets, files)
+	clusterTargets, clusters, err := upgradeplan.UpgradeClusters(targets, files)
 	if err != nil {
 		return f.exit(nil, err)
 	}
 	ctx, stop := cli.Interruptible()
 	defer stop()
-	deploy.StackClusterIDs(ctx, func() (stackstate.Backend, error) { return f.backend(&deployOptions{}) }, clusterTargets, clusters)
+	upgradeplan.StackClusterIDs(ctx, func() (stackstate.Backend, error) { return f.backend(&deployOptions{}) }, clusterTargets, clusters)
 	plans := upgrade.Assess(ctx, clusters)
 	if ctx.Err() != nil {
 		return cli.Exit(exitcode.Interrupted)

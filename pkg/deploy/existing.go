@@ -18,6 +18,11 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
+// creating is the Deployer as up and preview use it before a create: the methods that look for
+// what the cloud already holds under a new stack's names and refuse to create beside it. It embeds
+// the Deployer for its backend, options and output.
+type creating struct{ *Deployer }
+
 // ExistingError refuses to create what the cloud already holds under the manifest's name and
 // the stack does not: a cluster made outside clusterplane, or left by a create that failed after
 // the cloud had carried it out. Another create would make one more.
@@ -50,7 +55,7 @@ func (e *ExistingError) nameField() string {
 
 // existing refuses to create what the cloud holds under the target's name (live). It names the
 // stack of the kind that manages it when one does, since the adopt command would then refuse.
-func (d *Deployer) existing(ctx context.Context, t deploytarget.Target, live []kinds.Live) outcome.Outcome {
+func (d creating) existing(ctx context.Context, t deploytarget.Target, live []kinds.Live) outcome.Outcome {
 	e := &ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input)}
 	// Not knowing the other stacks (a backend that cannot list them) still refuses the create.
 	if held, err := deploytarget.HeldIDs(ctx, d.Backend, t); err == nil {
@@ -72,7 +77,7 @@ func (d *Deployer) existing(ctx context.Context, t deploytarget.Target, live []k
 // cloud's own cluster (node pool) of the manifest's name before creating one, as guardCreate does:
 // the preview creates one and the stack holds none (a renamed manifest's create comes with the
 // delete of the one the stack holds). The state is read only when the preview creates one.
-func (d *Deployer) guardsCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (bool, error) {
+func (d creating) guardsCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (bool, error) {
 	typ := deploytarget.GuardedType(t.Effects)
 	if t.Lookup == nil || typ == "" || !slices.ContainsFunc(res.Steps, func(s stackstate.Step) bool {
 		return s.Type == typ && s.Action == string(apitype.OpCreate)
@@ -101,7 +106,7 @@ func ownIDs(ctx context.Context, t deploytarget.Target, s stackstate.Stack) ([]s
 // cluster (node pool) of the target's name: then the create is refused (blocked). unchecked says
 // why the cloud was not looked at, "" when it was. own are the ids the stack itself holds, which
 // a retargeted stack deletes (--retarget with the cloud name kept): they are not in the way.
-func (d *Deployer) lookBeforeCreate(ctx context.Context, t deploytarget.Target, own ...string) (blocked *outcome.Outcome, unchecked string, err error) {
+func (d creating) lookBeforeCreate(ctx context.Context, t deploytarget.Target, own ...string) (blocked *outcome.Outcome, unchecked string, err error) {
 	if t.Lookup == nil || deploytarget.GuardedType(t.Effects) == "" {
 		return nil, "", nil
 	}
@@ -149,8 +154,8 @@ type createGuard struct {
 // guardCreate looks, when the stack holds no cluster (node pool) and Up would create one, for one
 // of the same name where the manifest puts it: found, Up is refused (Blocked) naming its ids and
 // the adopt command.
-func (d *Deployer) guardCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State) (*createGuard, *outcome.Outcome) {
-	g := &createGuard{d: d, t: t, s: s}
+func (d creating) guardCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State) (*createGuard, *outcome.Outcome) {
+	g := &createGuard{d: d.Deployer, t: t, s: s}
 	typ := deploytarget.GuardedType(t.Effects)
 	if _, held := st.IDs(typ); t.Lookup == nil || typ == "" || held {
 		return g, nil
@@ -183,7 +188,7 @@ func (g *createGuard) failed(ctx context.Context, o outcome.Outcome) outcome.Out
 	if err != nil {
 		return o
 	}
-	left := g.d.leftBehind(ctx, g.t, st)
+	left := creating{g.d}.leftBehind(ctx, g.t, st)
 	if len(left) > 0 {
 		o.Unmanaged = left
 		o.Err = &outcome.LeftBehindError{Cause: o.Err, File: g.t.File, Live: left}
@@ -200,13 +205,13 @@ type lookup struct {
 
 // leftBehind are the target's cluster (node pool) of its name that the cloud holds and the state
 // does not; none when the kind has no look-up or the cloud cannot be asked.
-func (d *Deployer) leftBehind(ctx context.Context, t deploytarget.Target, st stackstate.State) []kinds.Live {
+func (d creating) leftBehind(ctx context.Context, t deploytarget.Target, st stackstate.State) []kinds.Live {
 	return d.look(ctx, t, st).live
 }
 
 // look asks the cloud what it holds of the target's name that the state does not: a kind without
 // a look-up, a manifest without a token or a cloud that does not answer leave it not looked.
-func (d *Deployer) look(ctx context.Context, t deploytarget.Target, st stackstate.State) *lookup {
+func (d creating) look(ctx context.Context, t deploytarget.Target, st stackstate.State) *lookup {
 	typ := deploytarget.GuardedType(t.Effects)
 	if t.Lookup == nil || typ == "" {
 		return &lookup{}
@@ -230,7 +235,7 @@ func (d *Deployer) look(ctx context.Context, t deploytarget.Target, st stackstat
 }
 
 // resolve reads a reference from the stack it names, through the backend.
-func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, defaultOutput string) (string, error) {
+func (d creating) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, defaultOutput string) (string, error) {
 	from := ref.GetValueFrom()
 	if from == nil {
 		return ref.GetValue(), nil
@@ -255,7 +260,7 @@ func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, 
 // leftInStatus adds to a Ready condition of a failed last update what a failed create left in
 // the cloud: only then does status look at the cloud. The answer is returned (nil when the cloud
 // was not asked) so that status does not ask twice.
-func (d *Deployer) leftInStatus(ctx context.Context, t deploytarget.Target, st stackstate.State, ready outcome.Condition) (outcome.Condition, *lookup) {
+func (d creating) leftInStatus(ctx context.Context, t deploytarget.Target, st stackstate.State, ready outcome.Condition) (outcome.Condition, *lookup) {
 	typ := deploytarget.GuardedType(t.Effects)
 	if _, held := st.IDs(typ); held || !strings.HasPrefix(ready.Reason, "Last") {
 		return ready, nil

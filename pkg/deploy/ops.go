@@ -25,6 +25,15 @@ import (
 	"github.com/pkg/errors"
 )
 
+// previewing is the Deployer as Preview uses it: a preview of one stack, of a retarget, and the
+// judgement of what it found. It embeds the Deployer for its backend, options and output.
+type previewing struct{ *Deployer }
+
+// applying is the Deployer as Up uses it: whether the stack needs the engine at all, what it
+// refuses or rotates first, the question at the terminal, and the engine's update. It embeds the
+// Deployer for its backend, options and output.
+type applying struct{ *Deployer }
+
 // Deployer runs the operations on targets through a backend. Each operation returns an Outcome;
 // none prints anything but the engine's progress, to Progress.
 type Deployer struct {
@@ -167,7 +176,7 @@ func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts Prev
 		return outcome.Outcome{Status: outcome.Done, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
 			"(up deploys it first when its manifest is given in the same run)"}
 	}
-	return d.preview(ctx, t, !opts.NoRefresh)
+	return previewing{d}.preview(ctx, t, !opts.NoRefresh)
 }
 
 // exists tells, through the backend, whether the stack of a reference's key (project/stack)
@@ -180,7 +189,7 @@ func (d *Deployer) exists(ctx context.Context) func(key string) (bool, error) {
 }
 
 // preview is Preview, reading the cloud first (in memory) when refresh is set.
-func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh bool) outcome.Outcome {
+func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh bool) outcome.Outcome {
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -190,7 +199,7 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 	// name before the engine runs, whose program would read that one as the stack's own.
 	var note string
 	if created {
-		blocked, n, err := d.lookBeforeCreate(ctx, t)
+		blocked, n, err := creating{d.Deployer}.lookBeforeCreate(ctx, t)
 		if err != nil || blocked != nil {
 			forget(ctx, s, created)
 			if err != nil {
@@ -207,12 +216,12 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 		return err
 	}, nil)
 	if err == nil && refresh && !created {
-		err = d.previewReads(ctx, t, s, "preview", res)
+		err = reading{d.Deployer}.previewReads(ctx, t, s, "preview", res)
 	}
 	if err != nil {
 		var protected *stackstate.ProtectedError
 		if errors.As(err, &protected) {
-			if o, ok := d.protectedRotation(ctx, t, s, res); ok {
+			if o, ok := (rotating{d.Deployer}).protectedRotation(ctx, t, s, res); ok {
 				return o
 			}
 		}
@@ -223,7 +232,7 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 	// would look first is read before a stack made only for this preview goes again.
 	guarded := false
 	if !created {
-		if guarded, err = d.guardsCreate(ctx, t, s, res); err != nil {
+		if guarded, err = (creating{d.Deployer}).guardsCreate(ctx, t, s, res); err != nil {
 			return failed(err)
 		}
 	}
@@ -237,7 +246,7 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 		return *stop
 	}
 	if o.Status == outcome.Done && guarded {
-		blocked, n, err := d.lookBeforeCreate(ctx, t)
+		blocked, n, err := creating{d.Deployer}.lookBeforeCreate(ctx, t)
 		switch {
 		case err != nil:
 			return failed(err)
@@ -258,7 +267,7 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 
 // previewRetarget is the preview of another manifest on the stack (--stack): refused, or with
 // Retarget shown as the deletes it is. nil when the manifest is the stack's.
-func (d *Deployer) previewRetarget(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, o outcome.Outcome) *outcome.Outcome {
+func (d previewing) previewRetarget(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, o outcome.Outcome) *outcome.Outcome {
 	renamed, err := deploytarget.Retargeted(t, stackstate.OutputsOf(res.Previous))
 	var retarget *deploytarget.RetargetError
 	switch {
@@ -276,7 +285,7 @@ func (d *Deployer) previewRetarget(ctx context.Context, t deploytarget.Target, s
 		o = failed(err)
 		return &o
 	}
-	if blocked, _, err := d.lookBeforeCreate(ctx, t, own...); err != nil {
+	if blocked, _, err := (creating{d.Deployer}).lookBeforeCreate(ctx, t, own...); err != nil {
 		o = failed(err)
 		return &o
 	} else if blocked != nil {
@@ -290,7 +299,7 @@ func (d *Deployer) previewRetarget(ctx context.Context, t deploytarget.Target, s
 // previewJudged says in o what up would refuse of the preview res, or would not carry out
 // without a yes (a replacement), and the pool rotations up carries out where the engine
 // replaces. stop is the outcome when the preview ends there.
-func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *outcome.Outcome) (stop *outcome.Outcome) {
+func (d previewing) previewJudged(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *outcome.Outcome) (stop *outcome.Outcome) {
 	refused, err := deploytarget.Refused(t.Effects, t.Input, stackstate.OutputsOf(res.Previous))
 	refused = fielddrift.NotReplacedByEngine(refused, res)
 	if refresh {
@@ -322,7 +331,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s s
 		if o.Status != outcome.Done {
 			return nil
 		}
-		if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil {
+		if taken, err := (rotating{d.Deployer}).surgeTaken(ctx, t, s, carried); err != nil {
 			f := failed(err)
 			return &f
 		} else if taken != nil {
@@ -442,15 +451,15 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 		return failed(err)
 	}
 	defer s.Close()
-	st, stop := d.settled(ctx, t, s)
+	st, stop := applying{d}.settled(ctx, t, s)
 	if stop != nil {
 		return *stop
 	}
-	if stop := d.retargetLooked(ctx, t, st); stop != nil {
+	if stop := (applying{d}).retargetLooked(ctx, t, st); stop != nil {
 		return *stop
 	}
 	if !opts.AllowRefused {
-		stop, did, now := d.refuseOrRotate(ctx, t, s, st, opts)
+		stop, did, now := applying{d}.refuseOrRotate(ctx, t, s, st, opts)
 		if stop != nil {
 			return *stop
 		}
@@ -460,19 +469,19 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 			st = now
 		}
 	}
-	return d.upEngine(ctx, t, s, st, created, opts)
+	return applying{d}.upEngine(ctx, t, s, st, created, opts)
 }
 
 // settled reads the stack's state, and stops an operation that would change the stack while an
 // interrupted up left creates pending: up and destroy both start so.
-func (d *Deployer) settled(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (stackstate.State, *outcome.Outcome) {
+func (d applying) settled(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (stackstate.State, *outcome.Outcome) {
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		o := failed(err)
 		return st, &o
 	}
 	if len(st.PendingCreates()) > 0 {
-		o := failed(d.pendingCreates(ctx, t, s, st, nil))
+		o := failed(recovering{d.Deployer}.pendingCreates(ctx, t, s, st, nil))
 		return st, &o
 	}
 	return st, nil
@@ -480,7 +489,7 @@ func (d *Deployer) settled(ctx context.Context, t deploytarget.Target, s stackst
 
 // retargetLooked refuses another manifest on the stack (--stack) unless Retarget says it is
 // meant; then the cloud is asked for the new name first, as for any create.
-func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st stackstate.State) *outcome.Outcome {
+func (d applying) retargetLooked(ctx context.Context, t deploytarget.Target, st stackstate.State) *outcome.Outcome {
 	renamed, err := deploytarget.Retargeted(t, st.Outputs())
 	var retarget *deploytarget.RetargetError
 	if errors.As(err, &retarget) {
@@ -493,7 +502,7 @@ func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st
 		return nil
 	}
 	own, _ := st.IDs(deploytarget.GuardedType(t.Effects))
-	blocked, _, err := d.lookBeforeCreate(ctx, t, own...)
+	blocked, _, err := creating{d.Deployer}.lookBeforeCreate(ctx, t, own...)
 	if err != nil {
 		o := failed(err)
 		return &o
@@ -505,7 +514,7 @@ func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st
 // the cloud, whether each is already so), and carries out the pool rotations the manifest asks
 // for before the engine runs, which then finds the new pool. did says what the rotation did,
 // and now is the state it left ("" and st without one).
-func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *outcome.Outcome, did string, now stackstate.State) {
+func (d applying) refuseOrRotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *outcome.Outcome, did string, now stackstate.State) {
 	refused, err := deploytarget.Refused(t.Effects, t.Input, st.Outputs())
 	if err != nil {
 		o := failed(err)
@@ -534,7 +543,7 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s 
 	if blocked != nil {
 		return blocked, "", st
 	}
-	if stop, did = d.rotateFirst(ctx, t, s, st, opts); stop != nil || did == "" {
+	if stop, did = (rotating{d.Deployer}).rotateFirst(ctx, t, s, st, opts); stop != nil || did == "" {
 		return stop, did, st
 	}
 	// The rotation rewrote the state (its record, the new pool): read it again. Without one,
@@ -548,8 +557,8 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s 
 
 // upEngine is the engine's part of Up, once the checks of the stack passed: the guard of what
 // the cloud holds under the names it creates, the preview confirmed, and the engine's up.
-func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) outcome.Outcome {
-	guard, blocked := d.guardCreate(ctx, t, s, st)
+func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) outcome.Outcome {
+	guard, blocked := creating{d.Deployer}.guardCreate(ctx, t, s, st)
 	if blocked != nil {
 		forget(ctx, s, created)
 		return *blocked
@@ -575,7 +584,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 	}
 	var res stackstate.Result
 	var left *outcome.Outcome
-	reads := d.guardReads(t, s, "up", st)
+	reads := reading{d.Deployer}.guardReads(t, s, "up", st)
 	err := d.retrying(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
 		res.RecordedOnly = runreport.RecordedOnly(t, res)
@@ -608,7 +617,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 // did not name (AllowReplace), whose preview is not confirmed (without Yes), or whose plan an
 // update landing since has moved (Planned): the plan was checked before any stack changed, and
 // this catches what landed since.
-func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, refresh bool, adopted []string, opts UpOptions) *outcome.Outcome {
+func (d applying) confirmed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, refresh bool, adopted []string, opts UpOptions) *outcome.Outcome {
 	if opts.Yes {
 		if stop := d.unaskedReplacement(ctx, t, s, st, refresh, nil, opts); stop != nil {
 			return stop
@@ -616,7 +625,7 @@ func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stack
 	} else {
 		preview, err := s.Preview(ctx, stackstate.Options{Refresh: refresh})
 		if err == nil && refresh {
-			err = d.previewReads(ctx, t, s, "up", preview)
+			err = reading{d.Deployer}.previewReads(ctx, t, s, "up", preview)
 		}
 		if err != nil {
 			o := failed(err)
@@ -685,7 +694,7 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 	}
 	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = d.refreshGuarded(ctx, t, s, "refresh", stackstate.Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
+		res, err = reading{d}.refreshGuarded(ctx, t, s, "refresh", stackstate.Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
 		return err
 	}, nil)
 	if err != nil {
@@ -728,7 +737,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		return err
 	}, nil)
 	if err == nil {
-		err = d.previewReads(ctx, t, s, "drift", res)
+		err = reading{d}.previewReads(ctx, t, s, "drift", res)
 	}
 	if err != nil {
 		return upgradedPast(err)
@@ -816,7 +825,7 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 		return failed(err)
 	}
 	defer s.Close()
-	st, stop := d.settled(ctx, t, s)
+	st, stop := applying{d}.settled(ctx, t, s)
 	if stop != nil {
 		return *stop
 	}

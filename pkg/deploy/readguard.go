@@ -13,6 +13,11 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
+// reading is the Deployer as every operation that reads the cloud uses it: the methods that check
+// what a refresh or a preview's read found gone before the engine drops it from the state. It
+// embeds the Deployer for its backend, options and output.
+type reading struct{ *Deployer }
+
 // Why a read of the cloud is checked before its verdict "deleted" is kept: the pinned providers
 // take some failed reads for a deleted resource, and the engine then drops the resource from the
 // stack's state for good. Every later up tries to create it again (Civo refuses the duplicate
@@ -50,14 +55,14 @@ type readGuard struct {
 
 // guardReads is the guard of operation op (the command's name) on t's stack, whose state is now
 // before.
-func (d *Deployer) guardReads(t deploytarget.Target, s stackstate.Stack, op string, before stackstate.State) *readGuard {
-	return &readGuard{d: d, t: t, s: s, op: op, before: before}
+func (d reading) guardReads(t deploytarget.Target, s stackstate.Stack, op string, before stackstate.State) *readGuard {
+	return &readGuard{d: d.Deployer, t: t, s: s, op: op, before: before}
 }
 
 // refreshGuarded refreshes s, the state read first, and checks what the refresh's read dropped
 // (check): op is the command it runs in, for the message. The lists of inputs the refresh
 // re-paired are put back (keepListInputs).
-func (d *Deployer) refreshGuarded(ctx context.Context, t deploytarget.Target, s stackstate.Stack, op string, o stackstate.Options) (stackstate.Result, error) {
+func (d reading) refreshGuarded(ctx context.Context, t deploytarget.Target, s stackstate.Stack, op string, o stackstate.Options) (stackstate.Result, error) {
 	before, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return stackstate.Result{}, err
@@ -89,7 +94,7 @@ func (g *readGuard) check(ctx context.Context, res stackstate.Result, err error)
 		g.before = after
 		return err
 	}
-	lost := g.d.unconfirmed(ctx, g.t, dropped, after)
+	lost := reading{g.d}.unconfirmed(ctx, g.t, dropped, after)
 	if len(lost) == 0 {
 		g.before = after
 		return err
@@ -113,7 +118,7 @@ func (g *readGuard) check(ctx context.Context, res stackstate.Result, err error)
 // still, and those it could not be asked about. A type clusterplane's client does not read is
 // left dropped, as the provider said (clusterplane's own pool fails its read instead of
 // dropping). after tells what the operation made in a resource's place.
-func (d *Deployer) unconfirmed(ctx context.Context, t deploytarget.Target, dropped []apitype.ResourceV3, after stackstate.State) []readrepair.LostRead {
+func (d reading) unconfirmed(ctx context.Context, t deploytarget.Target, dropped []apitype.ResourceV3, after stackstate.State) []readrepair.LostRead {
 	ask := d.stillListed
 	if ask == nil {
 		ask = readrepair.CloudLists(t)
@@ -145,7 +150,7 @@ func (d *Deployer) unconfirmed(ctx context.Context, t deploytarget.Target, dropp
 // or could not be asked about, fails the preview saying the read failed; one the cloud no longer
 // lists (deleted outside clusterplane) is a create indeed. s is the stack previewed, whose state
 // is read only when the preview creates something; op the command, for the message.
-func (d *Deployer) previewReads(ctx context.Context, t deploytarget.Target, s stackstate.Stack, op string, res stackstate.Result) error {
+func (d reading) previewReads(ctx context.Context, t deploytarget.Target, s stackstate.Stack, op string, res stackstate.Result) error {
 	creates := map[string]bool{}
 	for _, step := range res.Steps {
 		if step.IsAction(apitype.OpCreate) {

@@ -11,6 +11,11 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
+// recovering is the Deployer as Recovery and TakeOver use it: the methods that read a stuck
+// stack's lock and pending creates and take a pending create over. It embeds the Deployer for its
+// backend, options and output.
+type recovering struct{ *Deployer }
+
 // Locker is a Stack that can tell whether its lock is held: a local file or PostgreSQL backend's
 // stacks can (their locks are files or rows), others cannot, and say so with known false.
 type Locker interface {
@@ -27,7 +32,7 @@ type LockReader interface {
 // lockNote is what status adds to a Ready condition that asks for a command when the stack's
 // Pulumi lock is held: that command would be refused until the operation holding it ends, or
 // until someone removes the lock a killed one left. "" when the lock is free or cannot be read.
-func (d *Deployer) lockNote(ctx context.Context, t deploytarget.Target, s stackstate.Stack) string {
+func (d recovering) lockNote(ctx context.Context, t deploytarget.Target, s stackstate.Stack) string {
 	var held, known bool
 	var cancel string
 	switch lr, ok := d.Backend.(LockReader); {
@@ -87,10 +92,10 @@ func leftovers(ctx context.Context, s stackstate.Stack, st stackstate.State) sta
 // pendingCreates is the refusal of a stack with creates left pending, saying what clusterplane can
 // find out for the user: whether the stack is still locked, and what the cloud holds of the
 // manifest's name that the stack does not (the id to import), asked unless known already.
-func (d *Deployer) pendingCreates(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, known *lookup) *stackstate.PendingCreatesError {
+func (d recovering) pendingCreates(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, known *lookup) *stackstate.PendingCreatesError {
 	e := &stackstate.PendingCreatesError{Leftovers: leftovers(ctx, s, st)}
 	if known == nil {
-		known = d.look(ctx, t, st)
+		known = creating{d.Deployer}.look(ctx, t, st)
 	}
 	e.Found, e.Looked = known.live, known.looked
 	return e
@@ -116,7 +121,7 @@ func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out out
 	if err != nil {
 		return failed(err)
 	}
-	opts, err := d.takeOver(ctx, t)
+	opts, err := recovering{d}.takeOver(ctx, t)
 	unlock() // Refresh takes it again
 	if err != nil {
 		return failed(err)
@@ -129,7 +134,7 @@ func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out out
 
 // takeOver removes the engine's lock and says the refresh that settles the pending creates; nil
 // when there are none.
-func (d *Deployer) takeOver(ctx context.Context, t deploytarget.Target) (*RefreshOptions, error) {
+func (d recovering) takeOver(ctx context.Context, t deploytarget.Target) (*RefreshOptions, error) {
 	s, err := d.open(ctx, t)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ import (
 // whose plan is final (a value the cloud already holds replaces nothing). The fields that replace
 // are ones the clouds cannot change in place (a pool's size, a cluster's region), so a
 // replacement comes from the manifest, not from the cloud: an unchanged field costs no preview.
-func (d *Deployer) unaskedReplacement(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, refresh bool, preview *stackstate.Result, opts UpOptions) *outcome.Outcome {
+func (d applying) unaskedReplacement(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, refresh bool, preview *stackstate.Result, opts UpOptions) *outcome.Outcome {
 	if opts.AllowReplace.Allows([]string{t.Name, t.Project}, t.MetadataName()) {
 		return nil
 	}

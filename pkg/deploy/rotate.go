@@ -19,13 +19,19 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
+// rotating is the Deployer as up uses it to carry out a pool rotation (pkg/change/rotation plans
+// it): the methods that decide whether a rotation may run, run it under the stack's lock, roll a
+// stopped one back, and take the surge pool it left. It embeds the Deployer for its backend,
+// options and output.
+type rotating struct{ *Deployer }
+
 // rotateFirst carries out, before the engine runs, the rotation the manifest asks for (or the
 // one a stopped up recorded): the pools changed through the cloud's API and the cluster's nodes
 // drained, then the stack's state pointed at the new pool and refreshed, so that the engine's up
 // that follows changes the pool in place at most, never replaces it. stop is nil when there is
 // nothing to rotate or the rotation is done (or rolled back), and did then says which, for up's
 // report (the progress lines are not printed with --quiet); else stop is the outcome to return.
-func (d *Deployer) rotateFirst(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *outcome.Outcome, did string) {
+func (d rotating) rotateFirst(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *outcome.Outcome, did string) {
 	rotations, err := rotationrun.Rotations(t.Effects, t.Input, st.Outputs())
 	if err != nil {
 		o := failed(err)
@@ -59,7 +65,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t deploytarget.Target, s sta
 // rollBackStopped is rotateFirst when the manifest asks for no rotation: a rotation a stopped up
 // recorded before its drain is given up (the manifest is back to the old pool), one past its
 // drain is refused, and without one there is nothing to do.
-func (d *Deployer) rollBackStopped(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *rotationrun.RotationRecord, opts UpOptions) (stop *outcome.Outcome, did string) {
+func (d rotating) rollBackStopped(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *rotationrun.RotationRecord, opts UpOptions) (stop *outcome.Outcome, did string) {
 	if rec == nil || rec.Phase == rotation.Done {
 		return nil, ""
 	}
@@ -83,7 +89,7 @@ func (d *Deployer) rollBackStopped(ctx context.Context, t deploytarget.Target, s
 // rotationAllowed stops the one rotation the manifest asks for before anything of it is made: a
 // new one beside a change the engine would still replace, one not confirmed, one the backend
 // cannot lock the stack for.
-func (d *Deployer) rotationAllowed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, doable []rotation.Rotation, rec *rotationrun.RotationRecord, opts UpOptions) *outcome.Outcome {
+func (d rotating) rotationAllowed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, doable []rotation.Rotation, rec *rotationrun.RotationRecord, opts UpOptions) *outcome.Outcome {
 	r := doable[0]
 	if rec == nil {
 		// A rotation stands in for the replacement of its pool (or, through the default pool, of the
@@ -121,7 +127,7 @@ func (d *Deployer) rotationAllowed(ctx context.Context, t deploytarget.Target, s
 
 // rotate carries out the rotation r (resumed from rec, when a stopped up recorded it), then
 // points the stack at the new pool (rotated). ids are the stack's own clusters or pools.
-func (d *Deployer) rotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, rec *rotationrun.RotationRecord, ids []string) (stop *outcome.Outcome, did string) {
+func (d rotating) rotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, rec *rotationrun.RotationRecord, ids []string) (stop *outcome.Outcome, did string) {
 	self := ""
 	if len(ids) == 1 {
 		self = ids[0]
@@ -178,7 +184,7 @@ func (d *Deployer) rotate(ctx context.Context, t deploytarget.Target, s stacksta
 // manifest met, not a pool to replace. A pool inside the stack's resource (a cluster's default
 // pool) keeps the resource's id: the refresh reads the new pool into it, found by the cloud as the
 // old one was.
-func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *outcome.Outcome, did string) {
+func (d rotating) rotated(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *outcome.Outcome, did string) {
 	if run.kind.OldPool == nil {
 		id := surge
 		if run.kind.StateID != nil {
@@ -189,7 +195,7 @@ func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackst
 			return &o, ""
 		}
 	}
-	if _, err := d.refreshGuarded(ctx, t, s, "up", stackstate.Options{Progress: d.progress(t)}); err != nil {
+	if _, err := (reading{d.Deployer}).refreshGuarded(ctx, t, s, "up", stackstate.Options{Progress: d.progress(t)}); err != nil {
 		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
 		return &o, ""
 	}
@@ -208,7 +214,7 @@ func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackst
 // rollBack gives up a rotation stopped before its drain ended, when the manifest no longer asks
 // for it: the old pool's nodes uncordoned (if they were cordoned), the surge pool deleted, and the
 // record dropped, so that up goes on with the old pool as the stack holds it.
-func (d *Deployer) rollBack(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *rotationrun.RotationRecord) error {
+func (d rotating) rollBack(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *rotationrun.RotationRecord) error {
 	// The roll-back records that it is under way before it deletes anything (so that a kill
 	// during it is known as one); its end is the record's removal, below.
 	run, err := d.rotator(ctx, t, self, rec.Pool, d.progress(t), func(ctx context.Context, state rotation.State) error {
@@ -232,9 +238,9 @@ func (d *Deployer) rollBack(ctx context.Context, t deploytarget.Target, s stacks
 // the node labels, the timeouts), a client of the cluster through its kubeconfig held in memory,
 // the progress lines written to progress, and record, told each phase after a line says it.
 // self is the id of the stack's own cluster or pool.
-func (d *Deployer) rotator(ctx context.Context, t deploytarget.Target, self, pool string, progress io.Writer,
+func (d rotating) rotator(ctx context.Context, t deploytarget.Target, self, pool string, progress io.Writer,
 	record func(context.Context, rotation.State) error) (*rotationRun, error) {
-	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
+	kr, err := t.Rotate(ctx, t.Input, self, creating{d.Deployer}.resolve)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +307,7 @@ type rotationRun struct {
 // not yet started would create: up refuses then (pkg/change/rotation's ForeignPoolError), and the
 // preview must not read as if it would not. nil when the names are free, or when a rotation is
 // under way (its own surge pool, which carries its mark, is found by it).
-func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stackstate.Stack, carried []rotation.Rotation) (*outcome.Outcome, error) {
+func (d rotating) surgeTaken(ctx context.Context, t deploytarget.Target, s stackstate.Stack, carried []rotation.Rotation) (*outcome.Outcome, error) {
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil, err
@@ -313,7 +319,7 @@ func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stac
 	if ids, _ := st.IDs(deploytarget.GuardedType(t.Effects)); len(ids) == 1 {
 		self = ids[0]
 	}
-	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
+	kr, err := t.Rotate(ctx, t.Input, self, creating{d.Deployer}.resolve)
 	if err != nil {
 		return nil, errors.Wrap(err, "look for a pool of the surge name")
 	}
@@ -340,7 +346,7 @@ func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stac
 // engine that replacement (it rotates the pool first, and the engine then finds the cluster met).
 // ok only when the manifest asks for such a rotation, nothing else is refused or replaced, and
 // every replacement the engine planned is of the cluster.
-func (d *Deployer) protectedRotation(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (_ outcome.Outcome, ok bool) {
+func (d rotating) protectedRotation(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (_ outcome.Outcome, ok bool) {
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return outcome.Outcome{}, false

@@ -95,9 +95,9 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	if ready.Reason == "ManifestChanged" || strings.HasPrefix(ready.Reason, "Last") {
 		// The advice is a command the stack's lock would refuse: a killed run's lock is said here,
 		// not first by the refusal of the command status advised.
-		ready.Message += d.lockNote(ctx, t, s)
+		ready.Message += recovering{d}.lockNote(ctx, t, s)
 	}
-	ready, answer := d.leftInStatus(ctx, t, st, ready)
+	ready, answer := creating{d}.leftInStatus(ctx, t, st, ready)
 	if answer != nil {
 		o.Unmanaged = answer.live
 	}
@@ -128,7 +128,7 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, s s
 			defer s.Close()
 		}
 		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
-			Message: d.pendingCreates(ctx, t, s, st, answer).Advice(t.File)}
+			Message: recovering{d}.pendingCreates(ctx, t, s, st, answer).Advice(t.File)}
 		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}, nil
 	case !drift:
 		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
@@ -214,7 +214,7 @@ func missingReferences(t deploytarget.Target, exists func(string) (bool, error))
 func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) outcome.Condition {
 	res, err := s.Preview(ctx, stackstate.Options{Refresh: true})
 	if err == nil {
-		err = d.previewReads(ctx, t, s, "status --drift", res)
+		err = reading{d}.previewReads(ctx, t, s, "status --drift", res)
 	}
 	if err != nil {
 		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,

@@ -1,4 +1,4 @@
-package deploy_test
+package upgradeplan_test
 
 import (
 	"os"
@@ -10,8 +10,8 @@ import (
 	docluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/upgradeplan"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -91,7 +91,7 @@ func TestAClusterManifestIsReadWithItsGoalAndTheCloudToAsk(t *testing.T) {
 				t.Fatal(err)
 			}
 			kind := string(apikinds.Target(tt.input).ProtoReflect().Descriptor().Name())
-			_, clusters, err := deploy.UpgradeClusters([]deploytarget.Target{{Kind: kinds.Kind{Name: kind}, File: file, Input: tt.input}}, []string{file})
+			_, clusters, err := upgradeplan.UpgradeClusters([]deploytarget.Target{{Kind: kinds.Kind{Name: kind}, File: file, Input: tt.input}}, []string{file})
 			if ok := err == nil && len(clusters) == 1; ok != tt.planned {
 				t.Fatalf("planned %t (%v), want %t", ok, err, tt.planned)
 			}

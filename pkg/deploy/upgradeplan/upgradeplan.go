@@ -1,4 +1,6 @@
-package deploy
+// Package upgradeplan finds what `clusterplane upgrade plan` plans: the clusters among a fleet's
+// manifests, each with its target, and the cloud ids their stacks recorded.
+package upgradeplan
 
 import (
 	"context"
