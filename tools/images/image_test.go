@@ -3,6 +3,7 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -146,7 +147,10 @@ func run(t *testing.T, dir string, cfg v1.Config, args ...string) (string, error
 	if err1 != nil || err2 != nil {
 		t.Fatalf("the user %q is not numeric", cfg.User)
 	}
-	cmd := exec.Command(args[0], args[1:]...)
+	// A command that hangs fails the test rather than blocking it.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env, cmd.Dir = cfg.Env, cfg.WorkingDir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: dir, Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	var out bytes.Buffer
