@@ -261,7 +261,102 @@ func TestTheImagesRunFromTheirUnpackedLayouts(t *testing.T) {
 				if got := cfg.Labels["io.clusterplane.pulumi.version"]; got != pulumi {
 					t.Errorf("the label says Pulumi %s, tools/engine pins %s", got, pulumi)
 				}
+				deployInImage(t, dir, cfg)
 			}
 		})
+	}
+}
+
+// deployInImage deploys an example of each cloud with the image's clusterplane, in the image as
+// its root, against the loopback clouds (tools/fakeclouds, on the host: the root changes, the
+// network does not): what serve runs for a deploy needs nothing the image lacks.
+func deployInImage(t *testing.T, dir string, cfg v1.Config) {
+	t.Helper()
+	work := t.TempDir()
+	build := exec.Command("go", "build", "-o", work+"/", "./tools/fakeclouds")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build tools/fakeclouds: %v\n%s", err, out)
+	}
+	mountRuntimeFilesystems(t, dir)
+	const token = "images-test-token"
+	envFile := filepath.Join(work, "clouds.env")
+	fakes := exec.Command(filepath.Join(work, "fakeclouds"), "-token", token, "-env", envFile, "-examples")
+	fakes.Stderr = os.Stderr
+	if err := fakes.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fakes.Process.Kill(); _ = fakes.Wait() })
+	var urls []byte
+	for i := 0; i < 100 && len(urls) == 0; i++ {
+		time.Sleep(100 * time.Millisecond)
+		urls, _ = os.ReadFile(envFile)
+	}
+	if len(urls) == 0 {
+		t.Fatal("tools/fakeclouds wrote no URLs")
+	}
+	cfg.Env = append(append(cfg.Env, strings.Fields(string(urls))...),
+		"DIGITALOCEAN_TOKEN="+token, "CIVO_TOKEN="+token,
+		"PULUMI_BACKEND_URL=file://"+home+"/state", "PULUMI_CONFIG_PASSPHRASE=images-test")
+	for _, example := range []string{"digitaloceankubernetescluster/minimal.yaml", "civokubernetescluster/minimal.yaml"} {
+		data, err := os.ReadFile(filepath.Join(root, "examples", example))
+		if err != nil {
+			t.Fatal(err)
+		}
+		manifest := home + "/" + strings.ReplaceAll(example, "/", "-")
+		if err := os.WriteFile(filepath.Join(dir, manifest), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := run(t, dir, cfg, bin+"/clusterplane", "up", manifest, "--yes", "--quiet")
+		if err != nil {
+			t.Errorf("clusterplane up %s in the image: %v\n%s", example, err, out)
+		} else if !strings.Contains(out, "Stacks: 1 changed") {
+			t.Errorf("clusterplane up %s in the image changed no stack:\n%s", example, out)
+		}
+	}
+}
+
+// mountRuntimeFilesystems gives the root at dir what a container runtime gives a container and an
+// image does not hold: an /etc/hosts (the Automation API's CLI sends its events to
+// localhost), a /proc (clusterplane finds its own binary there) and a /dev with the devices every
+// process may open. Each is a filesystem of its own, never the host's bound: nothing
+// removing the root can reach the host's files through it.
+func mountRuntimeFilesystems(t *testing.T, dir string) {
+	t.Helper()
+	mount := func(name, fstype string, flags uintptr) string {
+		target := filepath.Join(dir, name)
+		if err := os.Mkdir(target, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mount(fstype, target, fstype, flags, ""); err != nil {
+			t.Skipf("mount a %s in the image's root, as a container runtime would: %v", name, err)
+		}
+		t.Cleanup(func() {
+			if err := syscall.Unmount(target, syscall.MNT_DETACH); err != nil {
+				t.Errorf("unmount %s: %v", target, err)
+			}
+		})
+		return target
+	}
+	hosts := "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+	if err := os.WriteFile(filepath.Join(dir, "etc", "hosts"), []byte(hosts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mount("proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC)
+	dev := mount("dev", "tmpfs", syscall.MS_NOSUID|syscall.MS_NOEXEC)
+	for name, minor := range map[string]int{"null": 3, "zero": 5, "full": 7, "random": 8, "urandom": 9} {
+		path := filepath.Join(dev, name)
+		// The memory devices' major number is 1; 0666 as a runtime makes them (the umask aside).
+		if err := syscall.Mknod(path, syscall.S_IFCHR|0o666, 1<<8|minor); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
+		if err := os.Symlink(target, filepath.Join(dev, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
