@@ -29,7 +29,7 @@ STACK_OUTPUTS := apis/clusterplane/stackoutputs/stackoutputs_gen.go
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(STACK_OUTPUTS) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE) $(OPENAPI)
 
-.PHONY: help tools protos check-generated check-tracked openapi lint test test-karpenter karpenter-generate check-karpenter-generated fuzz bench bench-api bench-fleet bench-karpenter build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
+.PHONY: help tools protos check-generated check-tracked openapi lint test test-karpenter karpenter-generate check-karpenter-generated fuzz bench bench-api bench-fleet bench-karpenter build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox images
 
 help:
 	@echo "make test             go vet and all tests"
@@ -64,6 +64,9 @@ help:
 	@echo "make release VERSION=v0.1.0  the release in dist/: binaries and plugins for 6 platforms, SDK packages, Go module, SHA256SUMS"
 	@echo "                      (DOWNLOAD_URL=https://... where the engine downloads the plugin; PLATFORMS=linux/amd64,... fewer)"
 	@echo "make e2e              build the engine, then deploy the programs on it with the real providers against loopback clouds (e2e/)"
+	@echo "make images           the clusterplane (serve, the Pulumi CLI, the DigitalOcean and Civo plugins) and karpenter-clusterplane"
+	@echo "                      images as OCI layouts in bin/images, without a container runtime (tools/images; VERSION=v0.1.0;"
+	@echo "                      builds the engine first when missing); prints their digests"
 	@echo "make sandbox          deploy the examples into the local sandbox (loopback clouds, no account) and print their status;"
 	@echo "                      builds the engine and bin/clusterplane first; bin/clusterplane sandbox --reset removes it (docs/sandbox.md)"
 
@@ -267,6 +270,24 @@ sandbox:
 	go build -o bin/ ./cmd/clusterplane
 	bin/clusterplane sandbox -- clusterplane up $(SANDBOX_EXAMPLES) --yes --quiet
 	bin/clusterplane sandbox -- clusterplane status $(SANDBOX_EXAMPLES)
+
+# The two images, as OCI layouts in bin/images/<name> (tools/images assembles them with
+# go-containerregistry: no Docker or Podman). The binaries are built as a release builds them,
+# static and without build ids; with the engine's files, the same commit gives the same digests.
+# Push one with any OCI tool, e.g. `crane push bin/images/clusterplane ghcr.io/you/clusterplane:v0.1.0`.
+IMAGES_VERSION = $(or $(VERSION),v0.0.0)
+images:
+	@if [ ! -x .engine/bin/pulumi ] || [ ! -x .engine/plugins/pulumi-resource-digitalocean ] || \
+		[ ! -x .engine/plugins/pulumi-resource-civo ]; then $(MAKE) engine; fi
+	mkdir -p bin/images/build
+	CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -trimpath \
+		-ldflags "-s -w -buildid= -X github.com/clusterplane/clusterplane/pkg/release.version=$(IMAGES_VERSION)" \
+		-o bin/images/build/ ./cmd/clusterplane
+	cd karpenter && CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -trimpath -ldflags "-s -w -buildid=" \
+		-o ../bin/images/build/ ./cmd/karpenter-clusterplane
+	cd tools/images && go run . -out ../../bin/images -engine ../../.engine -version $(IMAGES_VERSION) \
+		-revision "$$(git rev-parse HEAD)" -clusterplane ../../bin/images/build/clusterplane \
+		-karpenter ../../bin/images/build/karpenter-clusterplane
 
 # Every platform a release is built for compiles (Linux is the one the tests run on): a call that
 # exists only on Linux fails here, not in the middle of a release. Darwin shares its source set

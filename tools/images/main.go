@@ -1,0 +1,149 @@
+// Command images assembles the two images clusterplane ships, as OCI layouts, from binaries built
+// on this machine and without a container runtime (go-containerregistry writes the layouts):
+//
+//   - clusterplane: `clusterplane serve` and everything it runs to deploy. The stacks' programs
+//     run inside clusterplane (inline programs), and clusterplane serves its own plugin, so beside
+//     it the image holds only the Pulumi CLI and the DigitalOcean and Civo provider plugins, on
+//     PATH, where the engine finds them (no language host: an inline program needs none).
+//   - karpenter-clusterplane: the Karpenter provider, a static binary.
+//
+// No shell and no package manager: a layer of files from the host stands in for a base image (the
+// user, /tmp, its home, the CA certificates and the loader and C library the engine's binaries are
+// linked against). Every file's time and owner is fixed, so the same binaries give the same digest.
+// `make images` builds the binaries and runs it.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// plugins are the provider plugins serve's engine runs, as make engine builds them.
+var plugins = []string{"digitalocean", "civo"}
+
+func main() {
+	out := flag.String("out", "bin/images", "the folder each image's OCI layout is written into, one folder per image")
+	engine := flag.String("engine", ".engine", "the engine make engine builds: bin/pulumi and plugins/pulumi-resource-*")
+	clusterplane := flag.String("clusterplane", "", "the clusterplane binary (CGO_ENABLED=0)")
+	karpenter := flag.String("karpenter", "", "the karpenter-clusterplane binary (CGO_ENABLED=0)")
+	version := flag.String("version", "0.0.0", "the version the images' labels say, the binaries' own")
+	revision := flag.String("revision", "", "the commit the binaries were built from")
+	source := flag.String("source", "https://github.com/clusterplane/clusterplane", "the repository, for the labels")
+	flag.Parse()
+	if *clusterplane == "" || *karpenter == "" {
+		fmt.Fprintln(os.Stderr, "usage: images -clusterplane BIN -karpenter BIN [-engine .engine] [-out bin/images] [-version V] [-revision SHA]")
+		os.Exit(2)
+	}
+	labels := func(title, description string) map[string]string {
+		return map[string]string{
+			"org.opencontainers.image.title":       title,
+			"org.opencontainers.image.description": description,
+			"org.opencontainers.image.version":     strings.TrimPrefix(*version, "v"),
+			"org.opencontainers.image.revision":    *revision,
+			"org.opencontainers.image.source":      *source,
+		}
+	}
+	serve, err := serveSpec(*clusterplane, *engine, labels("clusterplane",
+		"clusterplane serve with the Pulumi CLI and the DigitalOcean and Civo provider plugins it deploys with"))
+	if err != nil {
+		fail(err)
+	}
+	karp, err := karpenterSpec(*karpenter, labels("karpenter-clusterplane",
+		"Karpenter with clusterplane's provider for DigitalOcean and Civo node pools"))
+	if err != nil {
+		fail(err)
+	}
+	work, err := os.MkdirTemp(filepath.Dir(filepath.Clean(*out)), ".images-*")
+	if err != nil {
+		fail(fmt.Errorf("a folder for the layers: %w", err))
+	}
+	defer os.RemoveAll(work)
+	for _, s := range []spec{serve, karp} {
+		img, err := build(work, s)
+		if err != nil {
+			fail(err)
+		}
+		digest, err := writeLayout(filepath.Join(*out, s.name), img)
+		if err != nil {
+			fail(err)
+		}
+		fmt.Printf("%s\t%s\t%s\n", s.name, digest, filepath.Join(*out, s.name))
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "images:", err)
+	os.Exit(1)
+}
+
+// serveSpec is the clusterplane image: the base layer, the engine's (which changes less often
+// than clusterplane), then clusterplane. The labels say the engine's versions, as its binaries do.
+func serveSpec(clusterplane, engine string, labels map[string]string) (spec, error) {
+	pulumi := filepath.Join(engine, "bin", "pulumi")
+	v, err := output(pulumi, "version")
+	if err != nil {
+		return spec{}, err
+	}
+	labels["io.clusterplane.pulumi.version"] = strings.TrimPrefix(v, "v")
+	binaries := []string{clusterplane, pulumi}
+	engineLayer := []entry{hostFile(bin+"/pulumi", pulumi, 0o755)}
+	for _, name := range plugins {
+		p := filepath.Join(engine, "plugins", "pulumi-resource-"+name)
+		v, err := output(p, "-version")
+		if err != nil {
+			return spec{}, err
+		}
+		labels["io.clusterplane.plugin."+name+".version"] = v
+		binaries = append(binaries, p)
+		engineLayer = append(engineLayer, hostFile(bin+"/pulumi-resource-"+name, p, 0o755))
+	}
+	baseLayer, err := base(binaries...)
+	if err != nil {
+		return spec{}, err
+	}
+	return spec{
+		name:       "clusterplane",
+		layers:     [][]entry{baseLayer, engineLayer, {hostFile(bin+"/clusterplane", clusterplane, 0o755)}},
+		entrypoint: []string{bin + "/clusterplane"},
+		cmd:        []string{"serve"},
+		env: []string{
+			"PATH=" + bin,
+			"HOME=" + home,
+			"PULUMI_SKIP_UPDATE_CHECK=true",
+			// The plugins are in the image: a stack asking for another version fails, saying
+			// which, rather than downloading one at deploy time.
+			"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
+		},
+		labels: labels,
+	}, nil
+}
+
+// karpenterSpec is the Karpenter provider's image: the base layer and the binary.
+func karpenterSpec(karpenter string, labels map[string]string) (spec, error) {
+	baseLayer, err := base(karpenter)
+	if err != nil {
+		return spec{}, err
+	}
+	return spec{
+		name:       "karpenter-clusterplane",
+		layers:     [][]entry{baseLayer, {hostFile(bin+"/karpenter-clusterplane", karpenter, 0o755)}},
+		entrypoint: []string{bin + "/karpenter-clusterplane"},
+		env:        []string{"PATH=" + bin, "HOME=" + home},
+		labels:     labels,
+	}, nil
+}
+
+// output is what the binary prints for args, trimmed.
+func output(binary string, args ...string) (string, error) {
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "PULUMI_SKIP_UPDATE_CHECK=true")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("run %s %s (make engine builds it): %w", binary, strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
