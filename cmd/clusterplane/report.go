@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -109,7 +110,7 @@ func (f *factory) streams(o *deployOptions) *render.Streams {
 // prices are a cloud's prices for the run's reports, read once per cloud: the sizes API's when
 // a token reads them, else the table, with a warning when the API failed.
 func (f *factory) prices(id string) cost.Prices {
-	p, warning := cli.Prices(context.Background(), id)
+	p, warning := pipeline.Prices(context.Background(), id)
 	// Said once a run, however many manifests the cloud's prices serve.
 	if _, said := f.deploy.warned.LoadOrStore(warning, true); warning != "" && !said {
 		fmt.Fprintln(f.Stderr, f.redactor().String(warning))

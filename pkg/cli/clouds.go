@@ -1,19 +1,18 @@
 package cli
 
 import (
-	"context"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/cloud"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 )
 
-// Clouds are the clouds a command takes by name (regions CLOUD): every cloud a driver knows, by
-// its ID, in the drivers' order.
+// Clouds are the clouds a command takes by name (regions CLOUD): every listed cloud, by its ID,
+// in the list's order.
 func Clouds() []string {
 	var out []string
-	for _, id := range clouds.IDs() {
+	for _, id := range cloudlist.IDs() {
 		out = append(out, string(id))
 	}
 	return out
@@ -35,8 +34,8 @@ func ExampleKind(names []string, i int) string {
 // "CIVO_TOKEN, DIGITALOCEAN_TOKEN".
 func TokenVars() string {
 	var out []string
-	for _, d := range clouds.All() {
-		out = append(out, d.Env().TokenEnv)
+	for _, c := range cloudlist.All() {
+		out = append(out, c.Env().TokenEnv)
 	}
 	return strings.Join(out, ", ")
 }
@@ -45,24 +44,12 @@ func TokenVars() string {
 // case, as examples/ names its folders), for a help text's example.
 func ExampleFolder(names []string) string { return strings.ToLower(ExampleKind(names, 0)) }
 
-// Prices are the prices of the cloud id for a run's reports, as its driver reads them
-// (cloud.ReadPrices: the API's when the environment's token reads them, else the table), and the
-// warning to say when the API failed. A cloud no driver knows prices nothing, never as another
-// cloud, and says so in the prices' source.
-func Prices(ctx context.Context, id string) (cost.Prices, string) {
-	d, err := clouds.Get(cloud.ID(id))
-	if err != nil {
-		return clouds.Prices(id), ""
-	}
-	return cloud.ReadPrices(ctx, d)
-}
-
-// Regions are the regions the repository's table of the cloud id lists (its driver's); a cloud
-// no driver knows is an error naming it.
+// Regions are the regions the repository's table of the cloud id lists (its facts'); a cloud
+// nothing lists is an error naming it.
 func Regions(id string) ([]cost.Region, error) {
-	d, err := clouds.Get(cloud.ID(id))
+	c, err := cloudlist.Get(cloudfacts.ID(id))
 	if err != nil {
 		return nil, err
 	}
-	return d.Regions(), nil
+	return c.Regions(), nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
@@ -52,8 +52,8 @@ func CheckPolicy(pol *policy.Policy, p Program, f program.File, old *program.Fil
 		return nil, nil
 	}
 	in := policy.Input{File: f.Name, Data: f.Data, Manifest: input}
-	if d, ok := clouds.OfInput(input); ok {
-		prices := d.Prices()
+	if c, ok := cloudlist.OfInput(input); ok {
+		prices := c.Prices()
 		in.Prices = &prices
 	}
 	if old != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/release"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
@@ -31,10 +31,10 @@ func VersionCommand() *cobra.Command {
 				}
 			}
 			fmt.Fprintf(out, "clusterplane %s (%s)\n", version, info.GoVersion)
-			// Pulumi's SDK, each cloud's provider SDK (as its driver names it) and protovalidate.
+			// Pulumi's SDK, each cloud's provider SDK (as its facts name it) and protovalidate.
 			shown := map[string]bool{"github.com/pulumi/pulumi/sdk/v3": true, "buf.build/go/protovalidate": true}
-			for _, d := range clouds.All() {
-				shown[d.ProviderSDK()] = true
+			for _, c := range cloudlist.All() {
+				shown[c.ProviderSDK()] = true
 			}
 			for _, dep := range info.Deps {
 				if shown[dep.Path] {

@@ -22,19 +22,10 @@ type Driver interface {
 	// Discover reads an account's clusters and pools as their manifests write them (discovery.go;
 	// `clusterplane discover`).
 	Discover(ctx context.Context, a Account) (Found, error)
-	// Prices are the cloud's monthly prices as the repository's table holds them (its source and
-	// date said): what an offline plan is priced with, and what a failing API falls back to.
-	Prices() cost.Prices
 	// LivePrices reads the cloud's prices from its API at base (the cloud's own when "") with
-	// token; ok is false, and nothing asked, when the API lists no prices (the table is then all
-	// there is).
+	// token; ok is false, and nothing asked, when the API lists no prices (the table, its facts'
+	// Prices, is then all there is).
 	LivePrices(ctx context.Context, base, token string) (p cost.Prices, ok bool, err error)
-	// Regions are the regions the repository's table says the cloud offers, in the order its own
-	// list gives them.
-	Regions() []cost.Region
-	// Versions are the Kubernetes versions the repository's table says the cloud offers a new
-	// cluster of distribution ("" for every distribution), oldest first.
-	Versions(distribution string) []string
 	// Catalogue reads what the cloud's API at base (the cloud's own when "") offers new clusters
 	// now, with token: its Kubernetes versions, and its sizes and regions where it lists them.
 	Catalogue(ctx context.Context, base, token string) (cost.Catalogue, error)

@@ -1,6 +1,7 @@
 // Package cloudfacts is what a cloud is, apart from what it does: its ID, its environment
 // variables and API, its provider config's fields, its token's shape, its tags' rule, its kinds,
-// its provider plugin and its API's limits. Each cloud's facts are a package of their own
+// its provider plugin, its API's limits and the repository's tables of what it offers (prices,
+// regions, versions; tables.go). Each cloud's facts are a package of their own
 // (pkg/cloudfacts/<cloud>), listed once in pkg/cloudfacts/cloudlist; each cloud's driver
 // (pkg/cloud/<cloud>) embeds its facts and adds what the cloud does: its clients, lists and pool
 // moves.
@@ -64,6 +65,15 @@ type Cloud interface {
 	// PluginResources are the custom resources clusterplane's plugin manages for the cloud's
 	// kinds, as its schema describes them (plugin.go); none when its provider serves them all.
 	PluginResources() []PluginResource
+	// Prices are the cloud's monthly prices as the repository's table holds them (its source and
+	// date said): what an offline plan is priced with, and what a failing API falls back to.
+	Prices() Prices
+	// Regions are the regions the repository's table says the cloud offers, in the order its own
+	// list gives them.
+	Regions() []Region
+	// Versions are the Kubernetes versions the repository's table says the cloud offers a new
+	// cluster of distribution ("" for every distribution), oldest first.
+	Versions(distribution string) []string
 }
 
 // Kinds are a cloud's kinds as manifests write them: its cluster's and its node pool's kind, and

@@ -132,3 +132,43 @@ func TestManifestsChangesAndTheRedactorLinkNoCloudClientAndNoHTTP(t *testing.T) 
 		}
 	}
 }
+
+// A kind's program (iac/pulumi/<kind>, what `pulumi up` in its folder builds) deploys to one
+// cloud and links only that cloud's driver, client and provider SDK: another cloud's would be
+// built into every program for nothing.
+func TestEachKindsProgramLinksNoOtherCloudsClient(t *testing.T) {
+	mains, err := filepath.Glob(filepath.Join("..", "..", "iac", "pulumi", "*", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mains) == 0 {
+		t.Fatal("no program found under iac/pulumi")
+	}
+	cs := clients(t)
+	for _, main := range mains {
+		dir := filepath.Base(filepath.Dir(main))
+		t.Run(dir, func(t *testing.T) {
+			var own cloudfacts.ID
+			for id := range cs {
+				if strings.HasPrefix(dir, string(id)) {
+					own = id
+				}
+			}
+			if own == "" {
+				t.Fatalf("iac/pulumi/%s: its name begins with no cloud's ID", dir)
+			}
+			pkg := module + "iac/pulumi/" + dir
+			graph := linked(t, "./iac/pulumi/"+dir)
+			none := func(string) bool { return false }
+			for id, prefixes := range cs {
+				if id == own {
+					continue
+				}
+				other := inModule(append([]string{module + "pkg/cloud/" + string(id)}, prefixes...))
+				if c := chain(graph, []string{pkg}, other, none); c != nil {
+					t.Errorf("the %s program links %s's driver or client:\n\t%s", own, id, strings.Join(c, "\n\t→ "))
+				}
+			}
+		})
+	}
+}

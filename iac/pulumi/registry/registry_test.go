@@ -5,11 +5,14 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 )
 
 func TestEveryKindIsListedOnceWithItsProgramComponentAndEffects(t *testing.T) {
@@ -42,6 +45,29 @@ func TestEveryKindIsListedOnceWithItsProgramComponentAndEffects(t *testing.T) {
 	}
 	if len(folders) != len(seen) {
 		t.Errorf("%d kinds listed, %d kind folders", len(seen), len(folders))
+	}
+}
+
+// A kind's program reads its cloud's live prices through the driver its entry names
+// (program.Program's Driver, the one driver its binary links): another cloud's driver would leave
+// a diff priced from the table.
+func TestEveryKindsProgramCarriesItsOwnCloudsDriver(t *testing.T) {
+	for _, k := range registry.Kinds() {
+		t.Run(k.Name, func(t *testing.T) {
+			want, ok := cloudlist.OfInput(k.NewStackInput())
+			if !ok {
+				t.Fatalf("%s's stack input is of no listed cloud", k.Name)
+			}
+			// Offline is a program.Program of the kind's stack-input type, whose Driver field
+			// only reflection reads here.
+			field := reflect.ValueOf(k.Offline).FieldByName("Driver")
+			if !field.IsValid() || field.IsNil() {
+				t.Fatalf("%s's program carries no driver", k.Name)
+			}
+			if got := field.Interface().(cloud.Driver).ID(); got != want.ID() {
+				t.Errorf("%s's program carries %s's driver, want %s's", k.Name, got, want.ID())
+			}
+		})
 	}
 }
 

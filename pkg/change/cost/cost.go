@@ -1,8 +1,9 @@
 // Package cost estimates what a manifest costs a month: its nodes at their size's price, and a
 // high-availability control plane's fee, autoscaled pools as a range from their minimum to their
 // maximum. It computes from values and calls nothing: the prices come in from the cloud's driver
-// (pkg/cloud/<cloud>), its API's when a token reads them, else the repository's table the driver
-// holds, whose date a report shows. The regions and versions tables come in the same way.
+// (pkg/cloud/<cloud>), its API's when a token reads them, else the repository's table the
+// cloud's facts hold (pkg/cloudfacts/<cloud>), whose date a report shows. The regions and
+// versions tables come in the same way.
 package cost
 
 import (
@@ -18,36 +19,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
-
-// Prices are one cloud's monthly prices and where they come from.
-type Prices struct {
-	Cloud string
-	// Sizes are the monthly prices by size; HAFee the high-availability control plane's.
-	Sizes map[string]float64
-	HAFee float64
-	// Source and Date say where the sizes' prices come from and when they were read.
-	Source, Date string
-	// HAFeeSource says where HAFee comes from when Source does not list it (a sizes API that has
-	// no such fee), with its date; "" when Source has it.
-	HAFeeSource string
-	// SizeSources say where a size's price comes from when not from Source (a size the sizes
-	// API lists without a price, priced from the table), with its date.
-	SizeSources map[string]string
-	// Unpriced are sizes the cloud offers that Sizes does not price.
-	Unpriced []string
-}
-
-// Offers tells whether the catalogue lists size, priced or not.
-func (p Prices) Offers(size string) bool {
-	_, ok := p.Sizes[size]
-	return ok || slices.Contains(p.Unpriced, size)
-}
-
-// Unknown are the prices of a cloud no driver knows: nothing is priced (its sizes are then
-// unknown, never free), and the Source says why. Another cloud's prices would read as its own.
-func Unknown(cloud string, why error) Prices {
-	return Prices{Cloud: cloud, Sizes: map[string]float64{}, Source: why.Error()}
-}
 
 // Estimate is a manifest's monthly cost: Min to Max (equal unless a pool autoscales).
 type Estimate struct {

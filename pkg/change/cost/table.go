@@ -1,16 +1,28 @@
 package cost
 
+import "github.com/clusterplane/clusterplane/pkg/cloudfacts"
+
 // The repository's tables of what each cloud offers (prices, regions, Kubernetes versions) are
-// held by the cloud's driver (pkg/cloud/<cloud>, its offer.go), which hands them in as values:
-// what a plan is priced with offline, a cloud's only prices when its API lists none, and what
-// validate checks a manifest against without asking the cloud. The tables are read on one day
-// each, named here so that a report or a warning names it and an old table is seen.
-//
-// Update a driver's table and its date here together.
+// what the cloud is, held by its facts (pkg/cloudfacts/<cloud>); this package computes with them.
+// Their types and dates are the facts', named here as the computations and their callers name
+// them.
 
-// TableDate is the day the price tables were read.
-const TableDate = "2026-11-23"
+type (
+	// Prices are one cloud's monthly prices and where they come from (cloudfacts.Prices).
+	Prices = cloudfacts.Prices
+	// Region is one region a cloud offers (cloudfacts.Region).
+	Region = cloudfacts.Region
+)
 
-// TableSource names the price tables in a report, by the package that holds their date (the
-// output it appears in is unchanged since the tables moved into the drivers).
-const TableSource = "clusterplane's price table (pkg/change/cost)"
+// The tables' days and names, as a report or a warning says them (cloudfacts).
+const (
+	TableDate      = cloudfacts.TableDate
+	TableSource    = cloudfacts.TableSource
+	RegionsDate    = cloudfacts.RegionsDate
+	RegionsSource  = cloudfacts.RegionsSource
+	VersionsDate   = cloudfacts.VersionsDate
+	VersionsSource = cloudfacts.VersionsSource
+)
+
+// Unknown are the prices of a cloud no driver knows (cloudfacts.Unknown).
+func Unknown(cloud string, why error) Prices { return cloudfacts.Unknown(cloud, why) }

@@ -1,8 +1,9 @@
 // Package catalogue checks a manifest against what its cloud offers: offline against the
-// repository's tables its driver holds (warnings, and the region a refused value was meant to
-// be, ParseInput), and online against what the cloud's API lists now (Refusals). These are
-// checks of a manifest that the deploy pipeline and the kinds' programs both take; they live
-// beside the drivers, whose tables they read, so that neither side reaches into the other.
+// repository's tables its facts hold (pkg/cloudfacts/<cloud>: warnings, and the region a refused
+// value was meant to be, ParseInput), and online against what the cloud's API lists now, as its
+// driver read it (Refusals, given the catalogue). These are checks of a manifest that the deploy
+// pipeline and the kinds' programs both take; they read what a cloud is, never a driver, so that
+// a kind's program links no other cloud's client.
 package catalogue
 
 import (
@@ -13,8 +14,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/cloud"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
@@ -35,10 +36,10 @@ type catalogueField struct {
 
 // manifestCatalogue is what a manifest asks of its cloud's catalogue.
 type manifestCatalogue struct {
-	// cloud is the manifest's cloud, "" when it is of none; driver its driver.
-	cloud  string
-	driver cloud.Driver
-	// distribution is the Kubernetes distribution of a cluster, as its cloud's driver reads it from
+	// cloud is the manifest's cloud, "" when it is of none; facts what it is.
+	cloud string
+	facts cloudfacts.Cloud
+	// distribution is the Kubernetes distribution of a cluster, as its cloud's facts read it from
 	// its cluster type (Civo's k3s or talos); "" elsewhere.
 	distribution string
 	region       *catalogueField
@@ -52,11 +53,11 @@ type manifestCatalogue struct {
 func catalogueOf(input proto.Message) manifestCatalogue {
 	var mc manifestCatalogue
 	spec := protofield.At(apikinds.Target(input).ProtoReflect(), kindfield.TargetSpec)
-	d, ok := clouds.OfInput(input)
+	c, ok := cloudlist.OfInput(input)
 	if !ok || spec == nil {
 		return mc
 	}
-	mc.cloud, mc.driver = string(d.ID()), d
+	mc.cloud, mc.facts = string(c.ID()), c
 	if v := protofield.String(spec, kindfield.SpecRegion); v != "" {
 		mc.region = &catalogueField{path: "spec.region", value: v}
 	}
@@ -70,7 +71,7 @@ func catalogueOf(input proto.Message) manifestCatalogue {
 				clusterType = string(v.Name())
 			}
 		}
-		mc.distribution = d.Distribution(clusterType)
+		mc.distribution = c.Distribution(clusterType)
 	}
 	sizes(spec, "spec", func(path, size string) {
 		mc.sizes = append(mc.sizes, catalogueField{path: path, value: size})
@@ -209,7 +210,7 @@ func versionWarnings(file string, data []byte, input proto.Message) []Warning {
 	if mc.version == nil {
 		return nil
 	}
-	pinned := mc.driver.Versions(mc.distribution)
+	pinned := mc.facts.Versions(mc.distribution)
 	if len(pinned) == 0 || versionOffered(mc.version.value, pinned) {
 		return nil
 	}
@@ -230,7 +231,7 @@ func regionWarnings(file string, data []byte, input proto.Message) []Warning {
 	if mc.region == nil {
 		return nil
 	}
-	pinned := cost.RegionNames(mc.driver.Regions())
+	pinned := cost.RegionNames(mc.facts.Regions())
 	if len(pinned) == 0 || slices.Contains(pinned, mc.region.value) {
 		return nil
 	}
@@ -305,7 +306,7 @@ func catalogueWarnings(file string, data []byte, input proto.Message) []Warning 
 	// The table, never the sizes API, even with a token in the environment: the offline checks
 	// ask no cloud (an unreachable one made validate wait out the API's retries, ~10 s a run).
 	// preview and up ask the cloud itself (pkg/deploy's checkOffered).
-	prices := mc.driver.Prices()
+	prices := mc.facts.Prices()
 	known := slices.Collect(maps.Keys(prices.Sizes))
 	known = append(known, prices.Unpriced...)
 	slices.Sort(known)

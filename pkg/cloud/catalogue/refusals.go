@@ -6,17 +6,17 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/cloud"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
 )
 
-// cloudName is the cloud id as a refusal names it, by its driver; the id itself for a cloud no
-// driver knows (catalogueOf finds none such: the stack input's cloud is its driver's).
+// cloudName is the cloud id as a refusal names it, by its facts; the id itself for a cloud no
+// facts know (catalogueOf finds none such: the stack input's cloud is a listed one).
 func cloudName(id string) string {
-	if d, err := clouds.Get(cloud.ID(id)); err == nil {
-		return d.Env().Name
+	if c, err := cloudlist.Get(cloudfacts.ID(id)); err == nil {
+		return c.Env().Name
 	}
 	return id
 }

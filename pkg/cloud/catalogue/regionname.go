@@ -40,7 +40,7 @@ func regionHints(e *stackinput.Error, input proto.Message) {
 		}
 		e.Problems[i].Message = strings.Replace(p.Message, "regions CLOUD`", "regions "+mc.cloud+"`", 1)
 		if p.Hint == "" {
-			e.Problems[i].Hint = regionNamed(mc.region.value, mc.driver.Regions())
+			e.Problems[i].Hint = regionNamed(mc.region.value, mc.facts.Regions())
 		}
 	}
 }

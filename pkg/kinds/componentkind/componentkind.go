@@ -9,6 +9,7 @@ import (
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
@@ -20,17 +21,19 @@ import (
 )
 
 // Program is the stack program named name (its binary's and Pulumi project's name) of stack
-// input T, deploying with resources and diffing with the effects table that table returns. The
-// table is named after the kind here, from the stack input's target message, so that a kind's
-// name is written once, in its proto; then effects.Build completes it.
+// input T on the cloud of driver, deploying with resources and diffing with the effects table
+// that table returns, priced by its driver. The table is named after the kind here, from the
+// stack input's target message, so that a kind's name is written once, in its proto; then
+// effects.Build completes it.
 func Program[T any, I interface {
 	*T
 	proto.Message
-}](name string, resources func(*pulumi.Context, I) error, table func() *effects.Table) program.Program[I] {
+}](name string, driver cloud.Driver, resources func(*pulumi.Context, I) error, table func() *effects.Table) program.Program[I] {
 	p := program.Program[I]{
 		Name:      name,
 		NewInput:  func() I { return I(new(T)) },
 		Resources: resources,
+		Driver:    driver,
 	}
 	p.Effects = func() *effects.Table {
 		t := table()

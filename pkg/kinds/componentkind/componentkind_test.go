@@ -10,12 +10,13 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/entry"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 )
 
 func TestKindKeepsWhatIsTheKindsOwnAndTakesTheRestFromItsProgramAndModule(t *testing.T) {
-	p := componentkind.Program[v1.CivoKubernetesClusterStackInput]("civokubernetescluster", module.Resources, entry.Effects)
+	p := componentkind.Program[v1.CivoKubernetesClusterStackInput]("civokubernetescluster", civo.Driver{}, module.Resources, entry.Effects)
 	k := componentkind.Kind(p, module.New, kinds.Kind{Short: "civo-cluster", Nodes: "node_names", Project: "not the program's"})
 	tests := []struct {
 		name, got, want string

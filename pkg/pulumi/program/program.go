@@ -14,7 +14,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
@@ -33,6 +34,10 @@ type Program[T proto.Message] struct {
 	Resources func(ctx *pulumi.Context, input T) error
 	// Effects returns the kind's table of what changing each field does, which diff reads.
 	Effects func() *effects.Table
+	// Driver is the driver of the kind's cloud, by which diff reads the cloud's prices from its
+	// API. The kind's entry names it, so that its program links its own cloud's driver alone;
+	// without one, diff prices from the repository's table, as plan does.
+	Driver cloud.Driver
 }
 
 // Offline is what the offline commands (validate, plan, diff) run for one kind, its stack-input
@@ -96,8 +101,8 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 	}
 	// Plan stays offline, as it promises: the repository's prices, never the cloud's API (diff,
 	// preview and up ask the API when a token is there).
-	if d, ok := clouds.OfInput(input); ok {
-		e := cost.Of(input, d.Prices())
+	if c, ok := cloudlist.OfInput(input); ok {
+		e := cost.Of(input, c.Prices())
 		result.Cost = &e
 	}
 	write := mockrun.WriteText
@@ -131,8 +136,8 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		fmt.Fprintln(stderr, err)
 		return exitcode.Invalid
 	}
-	if d, ok := clouds.OfInput(newInput); ok {
-		p := prices(d, stderr)
+	if c, ok := cloudlist.OfInput(newInput); ok {
+		p := p.prices(c, stderr)
 		delta := cost.Compare(oldInput, newInput, p)
 		result.Cost = &delta
 		result.PriceRotations(p)
@@ -160,15 +165,18 @@ func (p Program[T]) Parse(f File) (proto.Message, error) {
 	return input, nil
 }
 
-// prices are cloud's prices for a plan or a diff: the cloud's when a token can read them, the
-// repository's table (named, with its date) otherwise, or with a warning when the cloud did not
-// answer.
-func prices(d cloud.Driver, stderr io.Writer) cost.Prices {
-	p, warning := cloud.ReadPrices(context.Background(), d)
+// prices are the cloud c's prices for a diff: the cloud's when the program's driver is c's and a
+// token can read them, the repository's table (named, with its date) otherwise, or with a
+// warning when the cloud did not answer.
+func (p Program[T]) prices(c cloudfacts.Cloud, stderr io.Writer) cost.Prices {
+	if p.Driver == nil || p.Driver.ID() != c.ID() {
+		return c.Prices()
+	}
+	prices, warning := cloud.ReadPrices(context.Background(), p.Driver)
 	if warning != "" {
 		fmt.Fprintln(stderr, warning)
 	}
-	return p
+	return prices
 }
 
 // crash turns a panic into exitcode.Crash, so that a bug never exits 2 (usage) as Go's runtime would.

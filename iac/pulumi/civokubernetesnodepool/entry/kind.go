@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	civopoolresource "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/poolresource"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
@@ -15,7 +16,7 @@ import (
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
 // and the clusterplane command run it.
-var Program = componentkind.Program("civokubernetesnodepool", module.Resources, Effects)
+var Program = componentkind.Program("civokubernetesnodepool", civo.Driver{}, module.Resources, Effects)
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {

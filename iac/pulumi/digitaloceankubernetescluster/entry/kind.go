@@ -6,13 +6,14 @@ package entry
 
 import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
 // and the clusterplane command run it.
-var Program = componentkind.Program("digitaloceankubernetescluster", module.Resources, Effects)
+var Program = componentkind.Program("digitaloceankubernetescluster", digitalocean.Driver{}, module.Resources, Effects)
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {

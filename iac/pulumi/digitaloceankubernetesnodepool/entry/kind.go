@@ -7,13 +7,14 @@ package entry
 import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
 // and the clusterplane command run it.
-var Program = componentkind.Program("digitaloceankubernetesnodepool", module.Resources, Effects)
+var Program = componentkind.Program("digitaloceankubernetesnodepool", digitalocean.Driver{}, module.Resources, Effects)
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
