@@ -218,20 +218,7 @@ func TestTheImagesRunFromTheirUnpackedLayouts(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := cf.Config
-			if cfg.User != "65532:65532" {
-				t.Errorf("the image runs as %q, want the numeric non-root 65532:65532", cfg.User)
-			}
-			if want := bin + "/" + tt.image; len(cfg.Entrypoint) != 1 || cfg.Entrypoint[0] != want {
-				t.Errorf("the entrypoint is %q, want %s", cfg.Entrypoint, want)
-			}
-			if cf.Created.Unix() != 0 {
-				t.Errorf("the image was created at %s: a time that is not fixed changes the digest", cf.Created)
-			}
-			for _, label := range []string{"org.opencontainers.image.version", "org.opencontainers.image.source", "org.opencontainers.image.revision"} {
-				if cfg.Labels[label] == "" {
-					t.Errorf("the label %s is empty", label)
-				}
-			}
+			checkConfig(t, tt.image, cf)
 			dir := unpack(t, img)
 			for _, f := range tt.files {
 				info, err := os.Stat(filepath.Join(dir, bin, f))
@@ -357,6 +344,27 @@ func mountRuntimeFilesystems(t *testing.T, dir string) {
 	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
 		if err := os.Symlink(target, filepath.Join(dev, name)); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// checkConfig checks what an image's config says of it: a numeric non-root user, its binary as the
+// entrypoint, a fixed creation time (so a digest is the same for the same binaries) and its labels.
+func checkConfig(t *testing.T, image string, cf *v1.ConfigFile) {
+	t.Helper()
+	cfg := cf.Config
+	if cfg.User != "65532:65532" {
+		t.Errorf("the image runs as %q, want the numeric non-root 65532:65532", cfg.User)
+	}
+	if want := bin + "/" + image; len(cfg.Entrypoint) != 1 || cfg.Entrypoint[0] != want {
+		t.Errorf("the entrypoint is %q, want %s", cfg.Entrypoint, want)
+	}
+	if cf.Created.Unix() != 0 {
+		t.Errorf("the image was created at %s: a time that is not fixed changes the digest", cf.Created)
+	}
+	for _, label := range []string{"org.opencontainers.image.version", "org.opencontainers.image.source", "org.opencontainers.image.revision"} {
+		if cfg.Labels[label] == "" {
+			t.Errorf("the label %s is empty", label)
 		}
 	}
 }

@@ -3,7 +3,7 @@
 //
 //   - clusterplane: `clusterplane serve` and everything it runs to deploy. The stacks' programs
 //     run inside clusterplane (inline programs), and clusterplane serves its own plugin, so beside
-//     it the image holds only the Pulumi CLI and the DigitalOcean and Civo provider plugins, on
+//     it the image holds only the Pulumi CLI and each cloud's provider plugin, on
 //     PATH, where the engine finds them (no language host: an inline program needs none).
 //   - karpenter-clusterplane: the Karpenter provider, a static binary.
 //
@@ -21,9 +21,6 @@ import (
 	"path/filepath"
 	"strings"
 )
-
-// plugins are the provider plugins serve's engine runs, as make engine builds them.
-var plugins = []string{"digitalocean", "civo"}
 
 func main() {
 	out := flag.String("out", "bin/images", "the folder each image's OCI layout is written into, one folder per image")
@@ -48,12 +45,12 @@ func main() {
 		}
 	}
 	serve, err := serveSpec(*clusterplane, *engine, labels("clusterplane",
-		"clusterplane serve with the Pulumi CLI and the DigitalOcean and Civo provider plugins it deploys with"))
+		"clusterplane serve with the Pulumi CLI and the provider plugins it deploys with"))
 	if err != nil {
 		fail(err)
 	}
 	karp, err := karpenterSpec(*karpenter, labels("karpenter-clusterplane",
-		"Karpenter with clusterplane's provider for DigitalOcean and Civo node pools"))
+		"Karpenter with clusterplane's provider for the clouds' managed node pools"))
 	if err != nil {
 		fail(err)
 	}
@@ -91,8 +88,14 @@ func serveSpec(clusterplane, engine string, labels map[string]string) (spec, err
 	labels["io.clusterplane.pulumi.version"] = strings.TrimPrefix(v, "v")
 	binaries := []string{clusterplane, pulumi}
 	engineLayer := []entry{hostFile(bin+"/pulumi", pulumi, 0o755)}
-	for _, name := range plugins {
-		p := filepath.Join(engine, "plugins", "pulumi-resource-"+name)
+	// The provider plugins are every one make engine put in the engine's plugins folder, one per
+	// cloud driver (tools/engine/providers.sh).
+	plugins, err := filepath.Glob(filepath.Join(engine, "plugins", "pulumi-resource-*"))
+	if err != nil || len(plugins) == 0 {
+		return spec{}, fmt.Errorf("no provider plugin in %s/plugins (make engine builds them): %v", engine, err)
+	}
+	for _, p := range plugins {
+		name := strings.TrimPrefix(filepath.Base(p), "pulumi-resource-")
 		v, err := output(p, "-version")
 		if err != nil {
 			return spec{}, err
