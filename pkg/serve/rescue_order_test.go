@@ -72,7 +72,7 @@ func killMidJob(t *testing.T, url string, lease time.Duration) *killedReplica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, err := serve.CreateToken(ctx, dead.Store, "killed", auth.Editor, "")
+	token, err := serve.CreateToken(ctx, dead.Store.Tokens(), "killed", auth.Editor, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func launch(tb testing.TB, db string, workers int, adjust ...func(*serve.Options
 		if role == auth.Controller {
 			controller = testController
 		}
-		if tokens[role], err = serve.CreateToken(ctx, svc.Store, "test-"+string(role), role, controller); err != nil {
+		if tokens[role], err = serve.CreateToken(ctx, svc.Store.Tokens(), "test-"+string(role), role, controller); err != nil {
 			tb.Fatal(err)
 		}
 	}

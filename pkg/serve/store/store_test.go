@@ -182,7 +182,7 @@ func TestATokenTableFromBeforeControllerNamesIsMigrated(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			rec, err := st.TokenByID(ctx, "0123456789abcdef")
+			rec, err := st.Tokens().TokenByID(ctx, "0123456789abcdef")
 			if err != nil || rec.Role != "controller" || rec.Controller != "" {
 				t.Fatalf("the old token reads as %+v, %v; want a controller token with no controller", rec, err)
 			}
@@ -190,13 +190,13 @@ func TestATokenTableFromBeforeControllerNamesIsMigrated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := st.AddToken(ctx, made); err != nil {
+			if err := st.Tokens().AddToken(ctx, made); err != nil {
 				t.Fatal(err)
 			}
-			if rec, err := st.TokenByID(ctx, made.ID); err != nil || rec.Controller != "gpu-probe" {
+			if rec, err := st.Tokens().TokenByID(ctx, made.ID); err != nil || rec.Controller != "gpu-probe" {
 				t.Errorf("a token made after reads as %+v, %v; want its controller gpu-probe", rec, err)
 			}
-			if tokens, err := st.Tokens(ctx); err != nil || len(tokens) != 2 || tokens[1].Controller != "gpu-probe" {
+			if tokens, err := st.Tokens().List(ctx); err != nil || len(tokens) != 2 || tokens[1].Controller != "gpu-probe" {
 				t.Errorf("listed %+v, %v", tokens, err)
 			}
 		})
