@@ -210,7 +210,7 @@ func (a *benchAPI) reportOnEvery(b *testing.B, pools [][]string) {
 	if err := parallel(len(all), 16, func(i int) error {
 		report := store.ControllerStatus{ControllerName: reconcile.Controller, ObservedGeneration: 1,
 			Conditions: slices.Clone(reports[i%len(reports)])}
-		if err := st.PutStatus(context.Background(), store.NodePool, all[i], report); err != nil {
+		if err := st.Statuses().Put(context.Background(), store.NodePool, all[i], report); err != nil {
 			return fmt.Errorf("report the status of pool %d: %w", i, err)
 		}
 		return nil

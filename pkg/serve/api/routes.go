@@ -360,7 +360,7 @@ func writeEncoded(w http.ResponseWriter, encoded []byte) {
 func (s *Server) status(objectType string) handler {
 	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 		id := r.PathValue("id")
-		statuses, err := s.Store.Statuses(r.Context(), objectType, id)
+		statuses, err := s.Store.Statuses().List(r.Context(), objectType, id)
 		if err != nil {
 			return err
 		}
@@ -403,7 +403,7 @@ func (s *Server) setStatus(objectType string) handler {
 		if err := p.MayReportAs(st.ControllerName); err != nil {
 			return &Error{Status: http.StatusForbidden, Code: "FORBIDDEN", Message: err.Error()}
 		}
-		err := s.Store.PutStatus(r.Context(), objectType, r.PathValue("id"), st)
+		err := s.Store.Statuses().Put(r.Context(), objectType, r.PathValue("id"), st)
 		var generation *store.GenerationError
 		if errors.As(err, &generation) {
 			return &body.ProblemsError{Problems: []body.Problem{{Field: "observed_generation", Rule: "status.observed_generation", Message: generation.Error()}}}

@@ -247,7 +247,7 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 			continue
 		}
 		drifted := condition(c.Type, c.Status, c.Reason, c.Message)
-		if err := w.Store.EditStatus(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md)); err != nil {
+		if err := w.Store.Statuses().Edit(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md)); err != nil {
 			return nil, err
 		}
 		done[o.ID] = true
@@ -324,7 +324,7 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return err
 	}
-	return w.Store.EditStatus(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md))
+	return w.Store.Statuses().Edit(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md))
 }
 
 // checked is the edit a drift check of generation makes to the last status: its Drifted

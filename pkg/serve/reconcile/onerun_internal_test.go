@@ -54,7 +54,7 @@ func TestAReconcileWritesNoFileAndRunsThePipelineOnce(t *testing.T) {
 	if runs != 1 {
 		t.Errorf("the pipeline ran %d times, want once", runs)
 	}
-	sts, err := st.Statuses(ctx, store.Cluster, o.ID)
+	sts, err := st.Statuses().List(ctx, store.Cluster, o.ID)
 	if err != nil || len(sts) != 1 {
 		t.Fatalf("statuses %v (%v), want the controller's", sts, err)
 	}

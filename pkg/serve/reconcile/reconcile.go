@@ -481,7 +481,7 @@ func (w *Worker) setStatus(ctx context.Context, o store.Object, st store.Control
 	for i := range st.Conditions {
 		st.Conditions[i] = redacted(st.Conditions[i])
 	}
-	err := w.Store.PutStatus(ctx, o.Type, o.ID, st)
+	err := w.Store.Statuses().Put(ctx, o.Type, o.ID, st)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // forgotten meanwhile
 	}

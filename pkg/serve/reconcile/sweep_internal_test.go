@@ -148,7 +148,7 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 			if err := st.OwnStack(ctx, o.ID); err != nil {
 				t.Fatal(err)
 			}
-			if err := st.PutStatus(ctx, o.Type, o.ID, store.ControllerStatus{ControllerName: Controller, ObservedGeneration: 1,
+			if err := st.Statuses().Put(ctx, o.Type, o.ID, store.ControllerStatus{ControllerName: Controller, ObservedGeneration: 1,
 				Conditions: []store.Condition{condition("Ready", "True", "Deployed", ""), condition("Drifted", "Unknown", "NotChecked", "")}}); err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 	}
 	unchecked := 0
 	for _, o := range all {
-		sts, err := st.Statuses(ctx, o.Type, o.ID)
+		sts, err := st.Statuses().List(ctx, o.Type, o.ID)
 		if err != nil || len(sts) != 1 {
 			t.Fatalf("statuses of %s %s: %v, %v", o.Type, o.Name, sts, err)
 		}

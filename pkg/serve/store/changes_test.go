@@ -35,7 +35,7 @@ func TestEveryWriteToAnObjectMovesTheChangeCountAndARolledBackOneDoesNot(t *test
 				return err
 			}, true},
 			{"serve's workers reporting the pool Ready", func() error {
-				return st.PutStatus(ctx, store.NodePool, pool.ID, store.ControllerStatus{ControllerName: "clusterplane", ObservedGeneration: pool.Generation,
+				return st.Statuses().Put(ctx, store.NodePool, pool.ID, store.ControllerStatus{ControllerName: "clusterplane", ObservedGeneration: pool.Generation,
 					Conditions: []store.Condition{{Type: "Ready", Status: "True", Reason: "Test"}}})
 			}, true},
 			{"a write refused for a stale version", func() error {

@@ -116,11 +116,11 @@ func TestAConditionKeepsTheTimeItLastChanged(t *testing.T) {
 		}
 		report := func(ready, progressing string) map[string]time.Time {
 			t.Helper()
-			if err := st.PutStatus(ctx, store.Cluster, o.ID, store.ControllerStatus{ControllerName: "clusterplane", ObservedGeneration: 1,
+			if err := st.Statuses().Put(ctx, store.Cluster, o.ID, store.ControllerStatus{ControllerName: "clusterplane", ObservedGeneration: 1,
 				Conditions: []store.Condition{{Type: "Ready", Status: ready}, {Type: "Progressing", Status: progressing}}}); err != nil {
 				t.Fatal(err)
 			}
-			sts, err := st.Statuses(ctx, store.Cluster, o.ID)
+			sts, err := st.Statuses().List(ctx, store.Cluster, o.ID)
 			if err != nil || len(sts) != 1 {
 				t.Fatalf("Statuses = %v, %v", sts, err)
 			}
