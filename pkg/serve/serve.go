@@ -148,7 +148,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 // lease ran out: without them, a job whose worker was killed would stay running until
 // --rescue-after, hours.
 func leases(ctx context.Context, st *store.Store, cfg *river.Config, o Options) (*reconcile.Rescuer, error) {
-	if err := st.MigrateLeases(ctx); err != nil {
+	if err := st.Jobs().MigrateLeases(ctx); err != nil {
 		return nil, err
 	}
 	ttl := cmp.Or(o.LeaseTTL, reconcile.LeaseTTL)

@@ -269,7 +269,7 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 // sets. Otherwise (an update, destroy or refresh since, or records that cannot be read) the
 // object's own check reads the history and says who changed the stack.
 func (w *Worker) ownedByRecords(ctx context.Context, records deploy.RecordReader, o store.Object, key string) (md map[string]any, settled bool, err error) {
-	_, marked, err := w.Store.MarkOf(ctx, o.ID)
+	_, marked, err := w.Store.Jobs().MarkOf(ctx, o.ID)
 	if err != nil || !marked {
 		return nil, err == nil, err
 	}
@@ -281,7 +281,7 @@ func (w *Worker) ownedByRecords(ctx context.Context, records deploy.RecordReader
 	if err != nil || rec.Newest != "update" || rec.Last == nil || rec.Last.Operation != "update" || rec.Last.Message != markOf(o) {
 		return nil, false, nil
 	}
-	if err := w.Store.LoseStack(ctx, o.ID, ""); err != nil {
+	if err := w.Store.Jobs().LoseStack(ctx, o.ID, ""); err != nil {
 		return nil, false, err
 	}
 	return map[string]any{"changed_outside_api": nil}, true, nil

@@ -149,7 +149,7 @@ func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Objec
 		// A write while another job of the object had lost its worker (a replica killed): that
 		// job is given back within a lease's time and mends what it left; this one waits for it
 		// rather than end Interrupted over what is being mended.
-		if other, lerr := w.Store.LeasedElsewhere(ctx, o.ID, job.ID); lerr == nil && other {
+		if other, lerr := w.Store.Jobs().LeasedElsewhere(ctx, o.ID, job.ID); lerr == nil && other {
 			return st, true
 		}
 	}

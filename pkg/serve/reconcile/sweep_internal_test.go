@@ -124,12 +124,12 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 		switch i {
 		case 3: // the API's worker made the stack's last update: its records say so
 			clusterRecords.Last.Message = markOf(c)
-			if err := st.MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
+			if err := st.Jobs().MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
 				t.Fatal(err)
 			}
 		case 5: // an up from the command line since the worker's: its own check reads the history
 			clusterRecords.Last.Message = "an up from the command line"
-			if err := st.MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
+			if err := st.Jobs().MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
 				t.Fatal(err)
 			}
 			edited = append(edited, c.ID)
