@@ -787,7 +787,7 @@ func seedStore(b *testing.B, db string, clusters, pools int) ([]string, [][]stri
 	clusterSpec, poolSpec := specOf(benchCluster("x")), specOf(benchPool("x", 2))
 	clusterIDs := make([]string, clusters)
 	if err := parallel(clusters, 16, func(i int) error {
-		o, err := st.Create(context.Background(), store.Object{Type: store.Cluster, Name: fmt.Sprintf("fleet-%05d", i), Spec: clusterSpec, CreatedBy: "bench"})
+		o, err := st.Objects().Create(context.Background(), store.Object{Type: store.Cluster, Name: fmt.Sprintf("fleet-%05d", i), Spec: clusterSpec, CreatedBy: "bench"})
 		clusterIDs[i] = o.ID
 		return err
 	}); err != nil {
@@ -799,7 +799,7 @@ func seedStore(b *testing.B, db string, clusters, pools int) ([]string, [][]stri
 	}
 	if err := parallel(clusters*pools, 16, func(i int) error {
 		c, p := i/pools, i%pools
-		o, err := st.Create(context.Background(), store.Object{Type: store.NodePool, Name: fmt.Sprintf("pool-%d", p), ClusterID: clusterIDs[c],
+		o, err := st.Objects().Create(context.Background(), store.Object{Type: store.NodePool, Name: fmt.Sprintf("pool-%d", p), ClusterID: clusterIDs[c],
 			Spec: poolSpec, CreatedBy: "bench"})
 		poolIDs[c][p] = o.ID
 		return err

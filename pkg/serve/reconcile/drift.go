@@ -82,7 +82,7 @@ var waiting = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobSta
 // Work scans the Ready objects and queues the checks of those the scan did not vouch for. An
 // object whose stack the API does not own is not checked (Drift does nothing with one).
 func (s *Sweep) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
-	objects, err := s.Store.Ready(ctx)
+	objects, err := s.Store.Objects().Ready(ctx)
 	if err != nil {
 		return err
 	}
@@ -300,7 +300,7 @@ type Drift struct {
 // not retried, since the next sweep checks again.
 func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	w := d.Worker
-	o, err := w.Store.Find(ctx, job.Args.ObjectID)
+	o, err := w.Store.Objects().Find(ctx, job.Args.ObjectID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}

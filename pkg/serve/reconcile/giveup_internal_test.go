@@ -35,7 +35,7 @@ func TestAFailureIsRetriedWhileAttemptsAreLeftAndOnTheLastSaysItGaveUp(t *testin
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: fmt.Sprint("c", i), Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+			o, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: fmt.Sprint("c", i), Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -164,7 +164,7 @@ func (w *Worker) guard(ctx context.Context, o store.Object, t deploytarget.Targe
 		return true, w.setStatus(ctx, o, refused("Refused", v.why+". The API "+what+" only stacks it made; it leaves this one "+
 			"alone. Destroy it with clusterplane destroy if it is to go: the "+o.Type+" can then be deleted"))
 	case v.ownership == gone && o.Deleting:
-		return true, w.Store.Forget(ctx, o.ID)
+		return true, w.Store.Objects().Forget(ctx, o.ID)
 	case v.ownership != unmarked:
 		// The stack is the object's again (destroyed outside since a check found it lost).
 		return false, w.Store.Jobs().LoseStack(ctx, o.ID, "")

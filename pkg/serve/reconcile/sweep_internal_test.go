@@ -103,11 +103,11 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 		cl, _ := do.Cluster(id)
 		spec := `{"platform": {"type": "digitalocean", "digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5",
 			"deletionProtection": false, "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}}`
-		c, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: name, Spec: json.RawMessage(spec), CreatedBy: "test"})
+		c, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: name, Spec: json.RawMessage(spec), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := st.Create(ctx, store.Object{Type: store.NodePool, Name: "workers", ClusterID: c.ID, CreatedBy: "test",
+		p, err := st.Objects().Create(ctx, store.Object{Type: store.NodePool, Name: "workers", ClusterID: c.ID, CreatedBy: "test",
 			Spec: json.RawMessage(`{"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "nodeCount": 3}`)})
 		if err != nil {
 			t.Fatal(err)
@@ -145,7 +145,7 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 			apitype.ResourceV3{Type: poolType, Custom: true, ID: resource.ID(cl.NodePools[1].ID),
 				Outputs: map[string]any{"clusterId": id, "name": "workers", "size": "s-2vcpu-4gb", "nodeCount": 3}})
 		for _, o := range []store.Object{c, p} {
-			if err := st.OwnStack(ctx, o.ID); err != nil {
+			if err := st.Objects().OwnStack(ctx, o.ID); err != nil {
 				t.Fatal(err)
 			}
 			if err := st.Statuses().Put(ctx, o.Type, o.ID, store.ControllerStatus{ControllerName: Controller, ObservedGeneration: 1,

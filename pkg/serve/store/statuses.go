@@ -203,7 +203,7 @@ func Health(st ControllerStatus) string {
 
 // List returns every controller's status of an object.
 func (t Statuses) List(ctx context.Context, objectType, id string) ([]ControllerStatus, error) {
-	if _, err := t.s.Get(ctx, objectType, id); err != nil {
+	if _, err := t.s.Objects().Get(ctx, objectType, id); err != nil {
 		return nil, err
 	}
 	rows, err := t.s.DB.QueryContext(ctx, `SELECT controller_name, observed_generation, conditions, metadata, updated_at
