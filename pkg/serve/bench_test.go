@@ -210,7 +210,7 @@ func (a *benchAPI) reportOnEvery(b *testing.B, pools [][]string) {
 	if err := parallel(len(all), 16, func(i int) error {
 		report := store.ControllerStatus{ControllerName: reconcile.Controller, ObservedGeneration: 1,
 			Conditions: slices.Clone(reports[i%len(reports)])}
-		if err := st.PutStatus(context.Background(), store.NodePool, all[i], report); err != nil {
+		if err := st.Statuses().Put(context.Background(), store.NodePool, all[i], report); err != nil {
 			return fmt.Errorf("report the status of pool %d: %w", i, err)
 		}
 		return nil
@@ -787,7 +787,7 @@ func seedStore(b *testing.B, db string, clusters, pools int) ([]string, [][]stri
 	clusterSpec, poolSpec := specOf(benchCluster("x")), specOf(benchPool("x", 2))
 	clusterIDs := make([]string, clusters)
 	if err := parallel(clusters, 16, func(i int) error {
-		o, err := st.Create(context.Background(), store.Object{Type: store.Cluster, Name: fmt.Sprintf("fleet-%05d", i), Spec: clusterSpec, CreatedBy: "bench"})
+		o, err := st.Objects().Create(context.Background(), store.Object{Type: store.Cluster, Name: fmt.Sprintf("fleet-%05d", i), Spec: clusterSpec, CreatedBy: "bench"})
 		clusterIDs[i] = o.ID
 		return err
 	}); err != nil {
@@ -799,7 +799,7 @@ func seedStore(b *testing.B, db string, clusters, pools int) ([]string, [][]stri
 	}
 	if err := parallel(clusters*pools, 16, func(i int) error {
 		c, p := i/pools, i%pools
-		o, err := st.Create(context.Background(), store.Object{Type: store.NodePool, Name: fmt.Sprintf("pool-%d", p), ClusterID: clusterIDs[c],
+		o, err := st.Objects().Create(context.Background(), store.Object{Type: store.NodePool, Name: fmt.Sprintf("pool-%d", p), ClusterID: clusterIDs[c],
 			Spec: poolSpec, CreatedBy: "bench"})
 		poolIDs[c][p] = o.ID
 		return err

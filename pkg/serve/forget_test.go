@@ -41,7 +41,7 @@ func TestAClusterWhosePoolsAreStillRecordedSaysWhyAndItsJobStops(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer other.Store.Close()
-			if _, err := other.Store.Delete(ctx, store.Cluster, id, store.AnyVersion, nil); err != nil {
+			if _, err := other.Store.Objects().Delete(ctx, store.Cluster, id, store.AnyVersion, nil); err != nil {
 				t.Fatal(err)
 			}
 			blocked := waitJobs(t, other.River, id, func(states map[rivertype.JobState]int) bool {

@@ -86,7 +86,7 @@ func TestAListServedAgainShowsEveryWriteMadeSinceThroughAnyReplica(t *testing.T)
 					}
 				}, "[workers/2/Finalizing]"},
 				{"it forgotten", func() {
-					if err := storeOf(t, writer.url).Forget(t.Context(), poolID); err != nil {
+					if err := storeOf(t, writer.url).Objects().Forget(t.Context(), poolID); err != nil {
 						t.Fatal(err)
 					}
 				}, "[]"},

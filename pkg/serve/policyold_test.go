@@ -69,7 +69,7 @@ func TestAPolicyRuleReadingOldJudgesTheSameAtRequestTimeAndAtDeployTime(t *testi
 func deniedAtDeployTime(t *testing.T, s *service, clusterID, text string, p *policy.Policy) bool {
 	t.Helper()
 	ctx := context.Background()
-	data, err := body.Manifest(ctx, mustBody(t, text), true, clusterID, storeOf(t, s.url))
+	data, err := body.Manifest(ctx, mustBody(t, text), true, clusterID, storeOf(t, s.url).Objects())
 	if err != nil {
 		t.Fatal(err)
 	}

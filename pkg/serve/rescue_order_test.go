@@ -72,7 +72,7 @@ func killMidJob(t *testing.T, url string, lease time.Duration) *killedReplica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, err := serve.CreateToken(ctx, dead.Store, "killed", auth.Editor, "")
+	token, err := serve.CreateToken(ctx, dead.Store.Tokens(), "killed", auth.Editor, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func killMidJob(t *testing.T, url string, lease time.Duration) *killedReplica {
 		WHERE kind = 'clusterplane_reconcile' RETURNING id`).Scan(&k.job); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dead.Store.Renew(ctx, store.Lease{JobID: k.job, Attempt: 1, ObjectID: k.object, Replica: "killed",
+	if _, err := dead.Store.Jobs().Renew(ctx, store.Lease{JobID: k.job, Attempt: 1, ObjectID: k.object, Replica: "killed",
 		Expires: time.Now().Add(lease)}); err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	rescuer.River = client
 	st.Enqueue = reconcile.Enqueue(client)
 	st.Summarise = reconcile.Controller
-	authn := &auth.Authenticator{Tokens: st, TrustedProxies: o.TrustedProxies, ProxyRole: o.ProxyRole, RoleClaim: o.RoleClaim}
+	authn := &auth.Authenticator{Tokens: st.Tokens(), TrustedProxies: o.TrustedProxies, ProxyRole: o.ProxyRole, RoleClaim: o.RoleClaim}
 	if o.OIDCIssuer != "" {
 		if authn.OIDC, err = auth.NewOIDC(ctx, o.OIDCIssuer, o.OIDCAudience); err != nil {
 			st.Close()
@@ -148,7 +148,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 // lease ran out: without them, a job whose worker was killed would stay running until
 // --rescue-after, hours.
 func leases(ctx context.Context, st *store.Store, cfg *river.Config, o Options) (*reconcile.Rescuer, error) {
-	if err := st.MigrateLeases(ctx); err != nil {
+	if err := st.Jobs().MigrateLeases(ctx); err != nil {
 		return nil, err
 	}
 	ttl := cmp.Or(o.LeaseTTL, reconcile.LeaseTTL)
@@ -237,8 +237,8 @@ func (s *Service) Run(ctx context.Context, o Options) error {
 	return srv.Shutdown(shutCtx)
 }
 
-// TokenAdder stores an API token's record: a *store.Store, or the store.TokenTable of a
-// transaction (Store.LockTokens).
+// TokenAdder stores an API token's record: the store's Tokens, or the store.TokenTable of a
+// transaction (store.Tokens.Lock).
 type TokenAdder interface {
 	AddToken(ctx context.Context, rec auth.TokenRecord) error
 }

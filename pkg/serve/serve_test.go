@@ -96,7 +96,7 @@ func launch(tb testing.TB, db string, workers int, adjust ...func(*serve.Options
 		if role == auth.Controller {
 			controller = testController
 		}
-		if tokens[role], err = serve.CreateToken(ctx, svc.Store, "test-"+string(role), role, controller); err != nil {
+		if tokens[role], err = serve.CreateToken(ctx, svc.Store.Tokens(), "test-"+string(role), role, controller); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -128,7 +128,7 @@ func reportAsServe(tb testing.TB, url, kind, id string, generation int64, ready 
 	tb.Helper()
 	st := store.ControllerStatus{ControllerName: reconcile.Controller, ObservedGeneration: generation,
 		Conditions: []store.Condition{{Type: "Ready", Status: ready, Reason: "Test"}}}
-	if err := storeOf(tb, url).PutStatus(context.Background(), kind, id, st); err != nil {
+	if err := storeOf(tb, url).Statuses().Put(context.Background(), kind, id, st); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -41,7 +41,7 @@ func TestAStatusIsWrittenOnlyByTheControllerItNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec.Role = auth.Controller
-		if err := storeOf(t, s.url).AddToken(context.Background(), rec); err != nil {
+		if err := storeOf(t, s.url).Tokens().AddToken(context.Background(), rec); err != nil {
 			t.Fatal(err)
 		}
 

@@ -14,7 +14,7 @@ import (
 // Promise: api-role-never-limits-objects
 func TestEveryCallerSharesOneSetOfObjectsAsTheDocsSay(t *testing.T) {
 	onEachDatabase(t, 0, func(t *testing.T, s *service) {
-		other, err := serve.CreateToken(context.Background(), storeOf(t, s.url), "tenant-b", auth.Editor, "")
+		other, err := serve.CreateToken(context.Background(), storeOf(t, s.url).Tokens(), "tenant-b", auth.Editor, "")
 		if err != nil {
 			t.Fatal(err)
 		}

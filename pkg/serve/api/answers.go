@@ -18,7 +18,7 @@ const (
 )
 
 // answers keeps answers as they were encoded, lists' pages and objects read by id, each with
-// the count of changes (store.Store.Changes) it was read at. While the count stays, nothing in
+// the count of changes (store.Objects.Changes) it was read at. While the count stays, nothing in
 // the table changed, on this replica or another, and the answer is served again as it is:
 // reading 100 objects and encoding their specs was most of what a list cost, reading and
 // encoding one most of what a read by id cost, and a portal asks for the same over and over.

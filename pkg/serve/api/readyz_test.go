@@ -71,7 +71,7 @@ func TestReadyzAnswersOkOnlyWhileTheReplicaCanServeAndHealthzAlways(t *testing.T
 				t.Fatal(err)
 			}
 			t.Cleanup(st.Close)
-			s := &api.Server{Store: st, Auth: &auth.Authenticator{Tokens: st}}
+			s := &api.Server{Store: st, Auth: &auth.Authenticator{Tokens: st.Tokens()}}
 			ts := httptest.NewServer(s.Handler())
 			t.Cleanup(ts.Close)
 			if tc.before != nil {

@@ -28,11 +28,11 @@ func (s *Server) replaces(ctx context.Context, objectType string, old store.Obje
 	if !ok || body.KindName(was.Spec.Platform.Type, pool) != k.Name {
 		return nil // another platform: checkBody said so
 	}
-	before, err := body.Manifest(ctx, was, pool, old.ClusterID, s.Store)
+	before, err := body.Manifest(ctx, was, pool, old.ClusterID, s.Store.Objects())
 	if err != nil {
 		return nil // a stored spec no longer read is the worker's to report, not this write's
 	}
-	after, err := body.Manifest(ctx, b, pool, old.ClusterID, s.Store)
+	after, err := body.Manifest(ctx, b, pool, old.ClusterID, s.Store.Objects())
 	if err != nil {
 		return err
 	}

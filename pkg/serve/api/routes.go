@@ -98,7 +98,7 @@ func (rt Route) handler(s *Server) handler {
 			}
 			// The version is read to match If-Match's list against it; the store refuses the
 			// delete if the object changes in between.
-			old, err := s.Store.Get(r.Context(), rt.ObjectType, r.PathValue("id"))
+			old, err := s.Store.Objects().Get(r.Context(), rt.ObjectType, r.PathValue("id"))
 			if err != nil {
 				return err
 			}
@@ -106,7 +106,7 @@ func (rt Route) handler(s *Server) handler {
 			if err != nil {
 				return err
 			}
-			o, err := s.Store.Delete(r.Context(), rt.ObjectType, r.PathValue("id"), rv, func(ctx context.Context, tx *sql.Tx, o store.Object) error {
+			o, err := s.Store.Objects().Delete(r.Context(), rt.ObjectType, r.PathValue("id"), rv, func(ctx context.Context, tx *sql.Tx, o store.Object) error {
 				if err := refuseDelete(ctx, tx, o); err != nil {
 					return err
 				}
@@ -144,7 +144,7 @@ func (s *Server) create(objectType string) handler {
 		if err != nil {
 			return err
 		}
-		o, err := s.Store.Create(r.Context(), store.Object{Type: objectType, Name: b.Name, ClusterID: b.ClusterID, Spec: spec, CreatedBy: p.Subject})
+		o, err := s.Store.Objects().Create(r.Context(), store.Object{Type: objectType, Name: b.Name, ClusterID: b.ClusterID, Spec: spec, CreatedBy: p.Subject})
 		if err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func (s *Server) checkBody(r *http.Request, objectType string, b body.Body, old 
 	if old != nil {
 		clusterID = old.ClusterID
 	}
-	manifest, err := body.Manifest(r.Context(), b, objectType == store.NodePool, clusterID, s.Store)
+	manifest, err := body.Manifest(r.Context(), b, objectType == store.NodePool, clusterID, s.Store.Objects())
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func (s *Server) update(objectType string) handler {
 		if err != nil {
 			return err
 		}
-		old, err := s.Store.Get(r.Context(), objectType, r.PathValue("id"))
+		old, err := s.Store.Objects().Get(r.Context(), objectType, r.PathValue("id"))
 		if err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func (s *Server) update(objectType string) handler {
 		if err != nil {
 			return err
 		}
-		o, err := s.Store.Update(r.Context(), objectType, old.ID, rv, store.Change{Name: b.Name, Spec: spec})
+		o, err := s.Store.Objects().Update(r.Context(), objectType, old.ID, rv, store.Change{Name: b.Name, Spec: spec})
 		if err != nil {
 			return err
 		}
@@ -285,7 +285,7 @@ func (s *Server) list(objectType string) handler {
 		// query says so. A cluster's pools need no look-up of the cluster then either: its
 		// removal is a write.
 		key := pageKey(f)
-		changes, err := s.Store.Changes(r.Context())
+		changes, err := s.Store.Objects().Changes(r.Context())
 		if err != nil {
 			return err
 		}
@@ -294,11 +294,11 @@ func (s *Server) list(objectType string) handler {
 			return nil
 		}
 		if f.ClusterID != "" {
-			if _, err := s.Store.Get(r.Context(), store.Cluster, f.ClusterID); err != nil {
+			if _, err := s.Store.Objects().Get(r.Context(), store.Cluster, f.ClusterID); err != nil {
 				return err
 			}
 		}
-		page, err := s.Store.List(r.Context(), f)
+		page, err := s.Store.Objects().List(r.Context(), f)
 		if err != nil {
 			return err
 		}
@@ -323,16 +323,16 @@ func (s *Server) list(objectType string) handler {
 
 // get answers a read of one object. The object as encoded before is the answer while no write
 // has happened since, as a list's page is: the count of changes is one small query, shared by
-// the reads asked at the same moment (store.Store.Changes).
+// the reads asked at the same moment (store.Objects.Changes).
 func (s *Server) get(w http.ResponseWriter, r *http.Request, objectType string) error {
 	key := objectType + "\x00" + r.PathValue("id")
-	changes, err := s.Store.Changes(r.Context())
+	changes, err := s.Store.Objects().Changes(r.Context())
 	if err != nil {
 		return err
 	}
 	saved, ok := s.objects.get(key, changes)
 	if !ok {
-		o, err := s.Store.Get(r.Context(), objectType, r.PathValue("id"))
+		o, err := s.Store.Objects().Get(r.Context(), objectType, r.PathValue("id"))
 		if err != nil {
 			return err
 		}
@@ -360,7 +360,7 @@ func writeEncoded(w http.ResponseWriter, encoded []byte) {
 func (s *Server) status(objectType string) handler {
 	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 		id := r.PathValue("id")
-		statuses, err := s.Store.Statuses(r.Context(), objectType, id)
+		statuses, err := s.Store.Statuses().List(r.Context(), objectType, id)
 		if err != nil {
 			return err
 		}
@@ -403,7 +403,7 @@ func (s *Server) setStatus(objectType string) handler {
 		if err := p.MayReportAs(st.ControllerName); err != nil {
 			return &Error{Status: http.StatusForbidden, Code: "FORBIDDEN", Message: err.Error()}
 		}
-		err := s.Store.PutStatus(r.Context(), objectType, r.PathValue("id"), st)
+		err := s.Store.Statuses().Put(r.Context(), objectType, r.PathValue("id"), st)
 		var generation *store.GenerationError
 		if errors.As(err, &generation) {
 			return &body.ProblemsError{Problems: []body.Problem{{Field: "observed_generation", Rule: "status.observed_generation", Message: generation.Error()}}}

@@ -82,7 +82,7 @@ var waiting = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobSta
 // Work scans the Ready objects and queues the checks of those the scan did not vouch for. An
 // object whose stack the API does not own is not checked (Drift does nothing with one).
 func (s *Sweep) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
-	objects, err := s.Store.Ready(ctx)
+	objects, err := s.Store.Objects().Ready(ctx)
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 			continue
 		}
 		drifted := condition(c.Type, c.Status, c.Reason, c.Message)
-		if err := w.Store.EditStatus(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md)); err != nil {
+		if err := w.Store.Statuses().Edit(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md)); err != nil {
 			return nil, err
 		}
 		done[o.ID] = true
@@ -269,7 +269,7 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 // sets. Otherwise (an update, destroy or refresh since, or records that cannot be read) the
 // object's own check reads the history and says who changed the stack.
 func (w *Worker) ownedByRecords(ctx context.Context, records deploy.RecordReader, o store.Object, key string) (md map[string]any, settled bool, err error) {
-	_, marked, err := w.Store.MarkOf(ctx, o.ID)
+	_, marked, err := w.Store.Jobs().MarkOf(ctx, o.ID)
 	if err != nil || !marked {
 		return nil, err == nil, err
 	}
@@ -281,7 +281,7 @@ func (w *Worker) ownedByRecords(ctx context.Context, records deploy.RecordReader
 	if err != nil || rec.Newest != "update" || rec.Last == nil || rec.Last.Operation != "update" || rec.Last.Message != markOf(o) {
 		return nil, false, nil
 	}
-	if err := w.Store.LoseStack(ctx, o.ID, ""); err != nil {
+	if err := w.Store.Jobs().LoseStack(ctx, o.ID, ""); err != nil {
 		return nil, false, err
 	}
 	return map[string]any{"changed_outside_api": nil}, true, nil
@@ -300,7 +300,7 @@ type Drift struct {
 // not retried, since the next sweep checks again.
 func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	w := d.Worker
-	o, err := w.Store.Find(ctx, job.Args.ObjectID)
+	o, err := w.Store.Objects().Find(ctx, job.Args.ObjectID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -324,7 +324,7 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return err
 	}
-	return w.Store.EditStatus(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md))
+	return w.Store.Statuses().Edit(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md))
 }
 
 // checked is the edit a drift check of generation makes to the last status: its Drifted

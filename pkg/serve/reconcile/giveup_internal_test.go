@@ -35,7 +35,7 @@ func TestAFailureIsRetriedWhileAttemptsAreLeftAndOnTheLastSaysItGaveUp(t *testin
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: fmt.Sprint("c", i), Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+			o, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: fmt.Sprint("c", i), Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestAFailureIsRetriedWhileAttemptsAreLeftAndOnTheLastSaysItGaveUp(t *testin
 			if errors.As(err, &cancel) != tt.cancelled || !errors.Is(err, failure) {
 				t.Errorf("failing = %v, want the failure, cancelled: %t", err, tt.cancelled)
 			}
-			sts, err := st.Statuses(ctx, store.Cluster, o.ID)
+			sts, err := st.Statuses().List(ctx, store.Cluster, o.ID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -46,7 +46,7 @@ func (l *Leases) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 	lease := store.Lease{JobID: job.ID, Attempt: job.Attempt, ObjectID: objectOf(job), Replica: l.Replica}
 	renew := func(ctx context.Context) (bool, error) {
 		lease.Expires = time.Now().Add(l.TTL)
-		return l.Store.Renew(ctx, lease)
+		return l.Store.Jobs().Renew(ctx, lease)
 	}
 	if held, err := renew(ctx); err != nil || !held {
 		if err == nil {
@@ -84,7 +84,7 @@ func (l *Leases) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 	err := doInner(ctx)
 	cancel(nil)
 	wg.Wait()
-	if rerr := l.Store.Release(context.WithoutCancel(ctx), job.ID, job.Attempt); rerr != nil && l.Log != nil {
+	if rerr := l.Store.Jobs().Release(context.WithoutCancel(ctx), job.ID, job.Attempt); rerr != nil && l.Log != nil {
 		// A lease left behind runs out, and the job, ended, is not rescued for it.
 		l.Log.Warn("could not release a job's lease", "job", job.ID, "kind", job.Kind, "error", rerr.Error())
 	}
@@ -136,7 +136,7 @@ func (r *Rescuer) Run(ctx context.Context) {
 // retry's backoff) and in the place it had in the queue (placeOf). Their next attempt is a
 // retry (Attempt > 1), which mends what the dead worker left on the stack.
 func (r *Rescuer) Once(ctx context.Context) ([]int64, error) {
-	leases, err := r.Store.Leases(ctx)
+	leases, err := r.Store.Jobs().Leases(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func (r *Rescuer) Once(ctx context.Context) ([]int64, error) {
 		// queue) only keeps the object's next job waiting (LeasedElsewhere): it goes once done or
 		// run out.
 		if !alive[id] && (l.Done || l.Expires.Before(now)) {
-			if err := r.Store.DropLease(ctx, l, now); err != nil {
+			if err := r.Store.Jobs().DropLease(ctx, l, now); err != nil {
 				return rescued, err
 			}
 		}

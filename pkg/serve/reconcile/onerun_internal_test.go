@@ -36,7 +36,7 @@ func TestAReconcileWritesNoFileAndRunsThePipelineOnce(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	spec := `{"platform": {"type": "digitalocean", "digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5",
 		"deletionProtection": false, "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}}`
-	o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "api-fra1", Spec: json.RawMessage(spec), CreatedBy: "test"})
+	o, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "api-fra1", Spec: json.RawMessage(spec), CreatedBy: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestAReconcileWritesNoFileAndRunsThePipelineOnce(t *testing.T) {
 	if runs != 1 {
 		t.Errorf("the pipeline ran %d times, want once", runs)
 	}
-	sts, err := st.Statuses(ctx, store.Cluster, o.ID)
+	sts, err := st.Statuses().List(ctx, store.Cluster, o.ID)
 	if err != nil || len(sts) != 1 {
 		t.Fatalf("statuses %v (%v), want the controller's", sts, err)
 	}

@@ -58,7 +58,7 @@ type verdict struct {
 
 // ownershipOf reads the stack's history against the object's mark.
 func (w *Worker) ownershipOf(ctx context.Context, o store.Object, key string) (verdict, error) {
-	mark, marked, err := w.Store.MarkOf(ctx, o.ID)
+	mark, marked, err := w.Store.Jobs().MarkOf(ctx, o.ID)
 	if err != nil || !marked || key == "" {
 		return verdict{stack: key}, err
 	}
@@ -154,7 +154,7 @@ func (w *Worker) guard(ctx context.Context, o store.Object, t deploytarget.Targe
 	}
 	switch {
 	case v.ownership == lost:
-		if err := w.Store.LoseStack(ctx, o.ID, v.why); err != nil {
+		if err := w.Store.Jobs().LoseStack(ctx, o.ID, v.why); err != nil {
 			return true, err
 		}
 		what := "changes"
@@ -164,10 +164,10 @@ func (w *Worker) guard(ctx context.Context, o store.Object, t deploytarget.Targe
 		return true, w.setStatus(ctx, o, refused("Refused", v.why+". The API "+what+" only stacks it made; it leaves this one "+
 			"alone. Destroy it with clusterplane destroy if it is to go: the "+o.Type+" can then be deleted"))
 	case v.ownership == gone && o.Deleting:
-		return true, w.Store.Forget(ctx, o.ID)
+		return true, w.Store.Objects().Forget(ctx, o.ID)
 	case v.ownership != unmarked:
 		// The stack is the object's again (destroyed outside since a check found it lost).
-		return false, w.Store.LoseStack(ctx, o.ID, "")
+		return false, w.Store.Jobs().LoseStack(ctx, o.ID, "")
 	}
 	return false, nil
 }
@@ -191,7 +191,7 @@ func (w *Worker) remember(ctx context.Context, o store.Object, t deploytarget.Ta
 	for _, u := range history {
 		if u.Operation == "update" {
 			if u.Message == markOf(o) {
-				return w.Store.MarkStack(ctx, o.ID, key, u.Version)
+				return w.Store.Jobs().MarkStack(ctx, o.ID, key, u.Version)
 			}
 			return nil
 		}
@@ -216,7 +216,7 @@ func (w *Worker) owned(ctx context.Context, o store.Object, t deploytarget.Targe
 	if v.ownership == lost {
 		why = v.why
 	}
-	if err := w.Store.LoseStack(ctx, o.ID, why); err != nil {
+	if err := w.Store.Jobs().LoseStack(ctx, o.ID, why); err != nil {
 		return drifted, nil, err
 	}
 	if v.ownership == own {

@@ -76,7 +76,7 @@ type Worker struct {
 // is reported and ends the job: running it again would refuse again. A failure is reported and
 // returned, so that River retries it with its backoff.
 func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
-	o, err := w.Store.Find(ctx, job.Args.ObjectID)
+	o, err := w.Store.Objects().Find(ctx, job.Args.ObjectID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted and forgotten since the job was queued
 	}
@@ -149,7 +149,7 @@ func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Objec
 		// A write while another job of the object had lost its worker (a replica killed): that
 		// job is given back within a lease's time and mends what it left; this one waits for it
 		// rather than end Interrupted over what is being mended.
-		if other, lerr := w.Store.LeasedElsewhere(ctx, o.ID, job.ID); lerr == nil && other {
+		if other, lerr := w.Store.Jobs().LeasedElsewhere(ctx, o.ID, job.ID); lerr == nil && other {
 			return st, true
 		}
 	}
@@ -348,7 +348,7 @@ func (w *Worker) stop(ctx context.Context, o store.Object, reason, message strin
 // since no retry can help until the pools go. The last pool's Forget queues the cluster's
 // reconcile again.
 func (w *Worker) forget(ctx context.Context, job *river.Job[Args], o store.Object) error {
-	err := w.Store.Forget(ctx, o.ID)
+	err := w.Store.Objects().Forget(ctx, o.ID)
 	switch {
 	case err == nil:
 		return nil
@@ -378,7 +378,7 @@ func (w *Worker) taken(ctx context.Context, o store.Object, t deploytarget.Targe
 	if !exists {
 		// Recorded before the stack is made, so that a worker that dies while making it leaves
 		// the stack its object's to finish.
-		return "", w.Store.OwnStack(ctx, o.ID)
+		return "", w.Store.Objects().OwnStack(ctx, o.ID)
 	}
 	return "stack " + t.Key() + " exists and was not made by this API (a clusterplane up of a manifest of " +
 		"the same name?): the API does not take over a stack it did not make. Name the " + o.Type + " otherwise, " +
@@ -446,7 +446,7 @@ func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploytarget.M
 	}
 	pool := o.Type == store.NodePool
 	platform = b.Spec.Platform.Type
-	if m.Data, err = body.Manifest(ctx, b, pool, o.ClusterID, w.Store); err != nil {
+	if m.Data, err = body.Manifest(ctx, b, pool, o.ClusterID, w.Store.Objects()); err != nil {
 		return m, platform, err // a body's problems, which the caller reports as they are
 	}
 	k, ok := w.Kinds.ByName(body.KindName(platform, pool))
@@ -481,7 +481,7 @@ func (w *Worker) setStatus(ctx context.Context, o store.Object, st store.Control
 	for i := range st.Conditions {
 		st.Conditions[i] = redacted(st.Conditions[i])
 	}
-	err := w.Store.PutStatus(ctx, o.Type, o.ID, st)
+	err := w.Store.Statuses().Put(ctx, o.Type, o.ID, st)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // forgotten meanwhile
 	}

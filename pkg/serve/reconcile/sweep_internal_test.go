@@ -103,11 +103,11 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 		cl, _ := do.Cluster(id)
 		spec := `{"platform": {"type": "digitalocean", "digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5",
 			"deletionProtection": false, "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}}`
-		c, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: name, Spec: json.RawMessage(spec), CreatedBy: "test"})
+		c, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: name, Spec: json.RawMessage(spec), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := st.Create(ctx, store.Object{Type: store.NodePool, Name: "workers", ClusterID: c.ID, CreatedBy: "test",
+		p, err := st.Objects().Create(ctx, store.Object{Type: store.NodePool, Name: "workers", ClusterID: c.ID, CreatedBy: "test",
 			Spec: json.RawMessage(`{"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "nodeCount": 3}`)})
 		if err != nil {
 			t.Fatal(err)
@@ -124,12 +124,12 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 		switch i {
 		case 3: // the API's worker made the stack's last update: its records say so
 			clusterRecords.Last.Message = markOf(c)
-			if err := st.MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
+			if err := st.Jobs().MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
 				t.Fatal(err)
 			}
 		case 5: // an up from the command line since the worker's: its own check reads the history
 			clusterRecords.Last.Message = "an up from the command line"
-			if err := st.MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
+			if err := st.Jobs().MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
 				t.Fatal(err)
 			}
 			edited = append(edited, c.ID)
@@ -145,10 +145,10 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 			apitype.ResourceV3{Type: poolType, Custom: true, ID: resource.ID(cl.NodePools[1].ID),
 				Outputs: map[string]any{"clusterId": id, "name": "workers", "size": "s-2vcpu-4gb", "nodeCount": 3}})
 		for _, o := range []store.Object{c, p} {
-			if err := st.OwnStack(ctx, o.ID); err != nil {
+			if err := st.Objects().OwnStack(ctx, o.ID); err != nil {
 				t.Fatal(err)
 			}
-			if err := st.PutStatus(ctx, o.Type, o.ID, store.ControllerStatus{ControllerName: Controller, ObservedGeneration: 1,
+			if err := st.Statuses().Put(ctx, o.Type, o.ID, store.ControllerStatus{ControllerName: Controller, ObservedGeneration: 1,
 				Conditions: []store.Condition{condition("Ready", "True", "Deployed", ""), condition("Drifted", "Unknown", "NotChecked", "")}}); err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 	}
 	unchecked := 0
 	for _, o := range all {
-		sts, err := st.Statuses(ctx, o.Type, o.ID)
+		sts, err := st.Statuses().List(ctx, o.Type, o.ID)
 		if err != nil || len(sts) != 1 {
 			t.Fatalf("statuses of %s %s: %v, %v", o.Type, o.Name, sts, err)
 		}

@@ -32,7 +32,7 @@ const sandboxTokenName = "sandbox"
 // whole choice is made under the tokens' lock: the second start reads the file the first wrote.
 func sandboxToken(ctx context.Context, st *store.Store, dir string) (string, error) {
 	var token string
-	err := st.LockTokens(ctx, func(ctx context.Context, tokens store.TokenTable) error {
+	err := st.Tokens().Lock(ctx, func(ctx context.Context, tokens store.TokenTable) error {
 		var err error
 		token, err = keptOrNewSandboxToken(ctx, tokens, dir)
 		return err
@@ -109,7 +109,7 @@ func tokenID(plain string) string {
 // (staleID) that no longer opens the database as admin, and those earlier builds minted at every
 // start, named sandbox-<unix time>.
 func revokeOtherSandboxTokens(ctx context.Context, st store.TokenTable, keep, staleID string) error {
-	tokens, err := st.Tokens(ctx)
+	tokens, err := st.List(ctx)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func TestSandboxedServeStartsShareOneAdminToken(t *testing.T) {
 		{name: "two starts in a new sandbox leave one admin token", before: func(*testing.T, *store.Store, string) {}},
 		{name: "the admin tokens earlier builds minted at every start are revoked", before: func(t *testing.T, st *store.Store, _ string) {
 			for _, name := range []string{"sandbox-1764160000", "sandbox-1764160100"} {
-				if _, err := serve.CreateToken(context.Background(), st, name, auth.Admin, ""); err != nil {
+				if _, err := serve.CreateToken(context.Background(), st.Tokens(), name, auth.Admin, ""); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -57,7 +57,7 @@ func TestSandboxedServeStartsShareOneAdminToken(t *testing.T) {
 			if first != second {
 				t.Errorf("the second start handed out another token than the first")
 			}
-			if ok, err := opensAsAdmin(ctx, st, second); err != nil || !ok {
+			if ok, err := opensAsAdmin(ctx, st.Tokens(), second); err != nil || !ok {
 				t.Errorf("the sandbox's token does not open serve as admin: %v", err)
 			}
 			if live := liveAdminTokens(t, st); len(live) != 1 || live[0] != sandboxTokenName {
@@ -142,7 +142,7 @@ func TestSandboxedServeStartsAtOnceMakeOneAdminToken(t *testing.T) {
 // liveAdminTokens are the names of the admin tokens st knows that are not revoked.
 func liveAdminTokens(t *testing.T, st *store.Store) []string {
 	t.Helper()
-	tokens, err := st.Tokens(context.Background())
+	tokens, err := st.Tokens().List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

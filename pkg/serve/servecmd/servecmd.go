@@ -253,7 +253,7 @@ status: replace them with one made with --controller, then revoke them.`,
 				}
 			}
 			return o.withStore(cmd, func(ctx context.Context, st *store.Store) error {
-				plain, err := serve.CreateToken(ctx, st, name, r, controller)
+				plain, err := serve.CreateToken(ctx, st.Tokens(), name, r, controller)
 				if err == nil {
 					fmt.Fprintln(cmd.OutOrStdout(), plain)
 				}
@@ -266,7 +266,7 @@ status: replace them with one made with --controller, then revoke them.`,
 	list := &cobra.Command{Use: "list", Short: "List the API tokens (never their text)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.withStore(cmd, func(ctx context.Context, st *store.Store) error {
-				tokens, err := st.Tokens(ctx)
+				tokens, err := st.Tokens().List(ctx)
 				if err == nil {
 					printTokens(cmd.OutOrStdout(), tokens)
 				}
@@ -275,7 +275,7 @@ status: replace them with one made with --controller, then revoke them.`,
 		}}
 	revoke := &cobra.Command{Use: "revoke ID|NAME", Short: "Revoke an API token: it authenticates nobody from then on", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.withStore(cmd, func(ctx context.Context, st *store.Store) error { return st.RevokeToken(ctx, args[0]) })
+			return o.withStore(cmd, func(ctx context.Context, st *store.Store) error { return st.Tokens().RevokeToken(ctx, args[0]) })
 		}}
 	token.AddCommand(create, list, revoke)
 	return token

@@ -146,7 +146,7 @@ func TestWithNoDatabaseNamedTheTokensAreKeptInServesSQLiteFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			if tokens, err := st.Tokens(context.Background()); err != nil || len(tokens) != 2 || tokens[0].Name != "portal" || tokens[1].Controller != "gpu-probe" {
+			if tokens, err := st.Tokens().List(context.Background()); err != nil || len(tokens) != 2 || tokens[0].Name != "portal" || tokens[1].Controller != "gpu-probe" {
 				t.Errorf("the tokens in %s: %v %v, want the two made", tt.file, tokens, err)
 			}
 		})

@@ -23,50 +23,50 @@ func TestEveryWriteToAnObjectMovesTheChangeCountAndARolledBackOneDoesNot(t *test
 			moves bool
 		}{
 			{"creating a cluster", func() (err error) {
-				cluster, err = st.Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: spec, CreatedBy: "test"})
+				cluster, err = st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: spec, CreatedBy: "test"})
 				return err
 			}, true},
 			{"creating a pool", func() (err error) {
-				pool, err = st.Create(ctx, store.Object{Type: store.NodePool, Name: "p", ClusterID: cluster.ID, Spec: spec, CreatedBy: "test"})
+				pool, err = st.Objects().Create(ctx, store.Object{Type: store.NodePool, Name: "p", ClusterID: cluster.ID, Spec: spec, CreatedBy: "test"})
 				return err
 			}, true},
 			{"changing a pool's spec", func() (err error) {
-				pool, err = st.Update(ctx, store.NodePool, pool.ID, store.AnyVersion, store.Change{Name: "p", Spec: json.RawMessage(`{"a": 2}`)})
+				pool, err = st.Objects().Update(ctx, store.NodePool, pool.ID, store.AnyVersion, store.Change{Name: "p", Spec: json.RawMessage(`{"a": 2}`)})
 				return err
 			}, true},
 			{"serve's workers reporting the pool Ready", func() error {
-				return st.PutStatus(ctx, store.NodePool, pool.ID, store.ControllerStatus{ControllerName: "clusterplane", ObservedGeneration: pool.Generation,
+				return st.Statuses().Put(ctx, store.NodePool, pool.ID, store.ControllerStatus{ControllerName: "clusterplane", ObservedGeneration: pool.Generation,
 					Conditions: []store.Condition{{Type: "Ready", Status: "True", Reason: "Test"}}})
 			}, true},
 			{"a write refused for a stale version", func() error {
-				_, err := st.Update(ctx, store.NodePool, pool.ID, "1", store.Change{Name: "p", Spec: spec})
+				_, err := st.Objects().Update(ctx, store.NodePool, pool.ID, "1", store.Change{Name: "p", Spec: spec})
 				if !errors.Is(err, store.ErrStale) {
 					return errors.New("the stale write was not refused")
 				}
 				return nil
 			}, false},
 			{"a pool's create refused for a taken name", func() error {
-				_, err := st.Create(ctx, store.Object{Type: store.NodePool, Name: "p", ClusterID: cluster.ID, Spec: spec, CreatedBy: "test"})
+				_, err := st.Objects().Create(ctx, store.Object{Type: store.NodePool, Name: "p", ClusterID: cluster.ID, Spec: spec, CreatedBy: "test"})
 				if !errors.Is(err, store.ErrExists) {
 					return errors.New("the taken name was not refused")
 				}
 				return nil
 			}, false},
 			{"deleting the pool", func() error {
-				_, err := st.Delete(ctx, store.NodePool, pool.ID, store.AnyVersion, nil)
+				_, err := st.Objects().Delete(ctx, store.NodePool, pool.ID, store.AnyVersion, nil)
 				return err
 			}, true},
-			{"forgetting the deleted pool", func() error { return st.Forget(ctx, pool.ID) }, true},
+			{"forgetting the deleted pool", func() error { return st.Objects().Forget(ctx, pool.ID) }, true},
 		}
 		for _, tt := range tests {
-			before, err := st.Changes(ctx)
+			before, err := st.Objects().Changes(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := tt.write(); err != nil {
 				t.Fatalf("%s: %v", tt.name, err)
 			}
-			after, err := st.Changes(ctx)
+			after, err := st.Objects().Changes(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,14 +81,14 @@ func TestEveryWriteToAnObjectMovesTheChangeCountAndARolledBackOneDoesNot(t *test
 func TestAListSaysTheChangeCountItWasReadAt(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		if _, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"}); err != nil {
+		if _, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"}); err != nil {
 			t.Fatal(err)
 		}
-		page, err := st.List(ctx, store.Filter{Type: store.Cluster, Limit: 10})
+		page, err := st.Objects().List(ctx, store.Filter{Type: store.Cluster, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
-		now, err := st.Changes(ctx)
+		now, err := st.Objects().Changes(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,7 +86,7 @@ ALTER TABLE clusterplane_objects ADD COLUMN IF NOT EXISTS stack_owned boolean NO
 CREATE UNIQUE INDEX IF NOT EXISTS clusterplane_objects_name
 	ON clusterplane_objects (kind, coalesce(cluster_id, '00000000-0000-0000-0000-000000000000'), name);
 CREATE INDEX IF NOT EXISTS clusterplane_objects_list ON clusterplane_objects (kind, created_at, id);
--- A cluster's pools and the status and health filters, in list order (Store.List).
+-- A cluster's pools and the status and health filters, in list order (Objects.List).
 CREATE INDEX IF NOT EXISTS clusterplane_objects_cluster ON clusterplane_objects (kind, cluster_id, created_at, id);
 CREATE INDEX IF NOT EXISTS clusterplane_objects_state ON clusterplane_objects (kind, phase, health, created_at, id);
 -- The status filter alone and the health filter alone: with a column between the filter's and
@@ -121,7 +121,7 @@ CREATE TABLE IF NOT EXISTS clusterplane_stack_marks (
 	updated_at timestamptz NOT NULL
 );
 -- clusterplane_changes counts the writes to clusterplane_objects, so that a replica can tell
--- whether a list it encoded before is still what the table holds (Store.Changes). A trigger
+-- whether a list it encoded before is still what the table holds (Objects.Changes). A trigger
 -- counts them, whatever writes, and in the writing transaction: a count is seen only with the
 -- rows it counts. Sixteen rows, each object counted in one by its id, so that writers of
 -- different objects rarely wait on one another's count.
@@ -169,7 +169,7 @@ CREATE TABLE IF NOT EXISTS clusterplane_objects (
 CREATE UNIQUE INDEX IF NOT EXISTS clusterplane_objects_name
 	ON clusterplane_objects (kind, coalesce(cluster_id, ''), name);
 CREATE INDEX IF NOT EXISTS clusterplane_objects_list ON clusterplane_objects (kind, created_at, id);
--- A cluster's pools and the status and health filters, in list order (Store.List).
+-- A cluster's pools and the status and health filters, in list order (Objects.List).
 CREATE INDEX IF NOT EXISTS clusterplane_objects_cluster ON clusterplane_objects (kind, cluster_id, created_at, id);
 CREATE INDEX IF NOT EXISTS clusterplane_objects_state ON clusterplane_objects (kind, phase, health, created_at, id);
 -- The status filter alone and the health filter alone: with a column between the filter's and

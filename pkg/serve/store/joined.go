@@ -9,7 +9,7 @@ import (
 )
 
 // joined answers reads asked at the same moment with one query: objects by id on PostgreSQL,
-// and the count of changes (Store.Changes) on both databases.
+// and the count of changes (Objects.Changes) on both databases.
 //
 // A portal sends hundreds of reads at the same moment. On PostgreSQL each query costs a round
 // trip and the server's work of one statement, on SQLite the driver's work of one; on a small
@@ -106,41 +106,4 @@ func (j *joined[K, V]) answer(ctx context.Context, batch map[K][]chan joinedAnsw
 			w <- joinedAnswer[V]{value: v, found: ok && err == nil, err: err}
 		}
 	}
-}
-
-// readByIDs reads the objects of ids, valid UUIDs, in one query (PostgreSQL).
-func (s *Store) readByIDs(ctx context.Context, ids []string) (map[string]Object, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = ANY($1::uuid[])`, ids)
-	if err != nil {
-		return nil, errors.Wrap(err, "read objects by id")
-	}
-	defer rows.Close()
-	found := make(map[string]Object, len(ids))
-	for rows.Next() {
-		o, err := scan(rows)
-		if err != nil {
-			return nil, errors.Wrap(err, "read objects by id")
-		}
-		found[o.ID] = o
-	}
-	return found, errors.Wrap(rows.Err(), "read objects by id")
-}
-
-// readChanges is countChanges as the coalescer calls it: every read of the count waiting shares
-// the one key, and so the one answer.
-func (s *Store) readChanges(ctx context.Context, _ []struct{}) (map[struct{}]int64, error) {
-	n, err := s.countChanges(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return map[struct{}]int64{{}: n}, nil
-}
-
-// countChanges reads the count of changes in one query.
-func (s *Store) countChanges(ctx context.Context) (int64, error) {
-	var n int64
-	if err := s.readRow(ctx, changesQuery).Scan(&n); err != nil {
-		return 0, errors.Wrap(err, "count the changes")
-	}
-	return n, nil
 }

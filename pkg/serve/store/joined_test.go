@@ -19,13 +19,13 @@ import (
 func TestReadsSentAtOnceEachGetTheirOwnObject(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		cluster, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		cluster, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var pools []store.Object
 		for i := range 40 {
-			p, err := st.Create(ctx, store.Object{Type: store.NodePool, ClusterID: cluster.ID, Name: fmt.Sprintf("p%d", i),
+			p, err := st.Objects().Create(ctx, store.Object{Type: store.NodePool, ClusterID: cluster.ID, Name: fmt.Sprintf("p%d", i),
 				Spec: json.RawMessage(fmt.Sprintf(`{"n": %d}`, i)), CreatedBy: "test"})
 			if err != nil {
 				t.Fatal(err)
@@ -54,7 +54,7 @@ func TestReadsSentAtOnceEachGetTheirOwnObject(t *testing.T) {
 			errs := make([]error, len(reads))
 			for i, r := range reads {
 				wg.Go(func() {
-					got, err := st.Get(ctx, r.kind, r.id)
+					got, err := st.Objects().Get(ctx, r.kind, r.id)
 					switch {
 					case r.want == nil && !errors.Is(err, store.ErrNotFound):
 						errs[i] = fmt.Errorf("%s %s: got %v, %v; want not found", r.kind, r.id, got.ID, err)
@@ -79,7 +79,7 @@ func TestReadsSentAtOnceEachGetTheirOwnObject(t *testing.T) {
 func TestAReadAfterAWriteSeesItWhileOtherReadsRunBeside(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{"n": 0}`), CreatedBy: "test"})
+		o, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{"n": 0}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,24 +94,24 @@ func TestAReadAfterAWriteSeesItWhileOtherReadsRunBeside(t *testing.T) {
 					case <-stop:
 						return
 					default:
-						_, _ = st.Get(ctx, store.Cluster, id)
-						_, _ = st.Changes(ctx)
+						_, _ = st.Objects().Get(ctx, store.Cluster, id)
+						_, _ = st.Objects().Changes(ctx)
 					}
 				}
 			})
 		}
 		defer func() { close(stop); readers.Wait() }()
-		counted, err := st.Changes(ctx)
+		counted, err := st.Objects().Changes(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for n := 1; n <= 60; n++ {
-			updated, err := st.Update(ctx, store.Cluster, o.ID, o.ResourceVersion, store.Change{Name: "c", Spec: json.RawMessage(`{"n": ` + strconv.Itoa(n) + `}`)})
+			updated, err := st.Objects().Update(ctx, store.Cluster, o.ID, o.ResourceVersion, store.Change{Name: "c", Spec: json.RawMessage(`{"n": ` + strconv.Itoa(n) + `}`)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			o = updated
-			got, err := st.Get(ctx, store.Cluster, o.ID)
+			got, err := st.Objects().Get(ctx, store.Cluster, o.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +119,7 @@ func TestAReadAfterAWriteSeesItWhileOtherReadsRunBeside(t *testing.T) {
 				t.Fatalf("after write %d the read saw version %s, not the written %s", n, got.ResourceVersion, o.ResourceVersion)
 			}
 			// The count of changes, which answers saved by a replica are checked against, too.
-			now, err := st.Changes(ctx)
+			now, err := st.Objects().Changes(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestAReadAfterAWriteSeesItWhileOtherReadsRunBeside(t *testing.T) {
 func TestACancelledReadDoesNotFailTheReadsBesideIt(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		o, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,10 +147,10 @@ func TestACancelledReadDoesNotFailTheReadsBesideIt(t *testing.T) {
 			for i := range errs {
 				wg.Go(func() {
 					if i%2 == 0 {
-						_, _ = st.Get(cancelled, store.Cluster, o.ID)
+						_, _ = st.Objects().Get(cancelled, store.Cluster, o.ID)
 						return
 					}
-					_, errs[i] = st.Get(ctx, store.Cluster, o.ID)
+					_, errs[i] = st.Objects().Get(ctx, store.Cluster, o.ID)
 				})
 			}
 			cancel()

@@ -44,7 +44,7 @@ func onEachDatabase(t *testing.T, f func(t *testing.T, st *store.Store, enqueued
 func TestAWriteWhoseReconcileCannotBeQueuedIsNotSaved(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{"n": 1}`), CreatedBy: "test"})
+		o, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{"n": 1}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,12 +55,15 @@ func TestAWriteWhoseReconcileCannotBeQueuedIsNotSaved(t *testing.T) {
 			write func() error
 		}{
 			{"an update", func() error {
-				_, err := st.Update(ctx, store.Cluster, o.ID, o.ResourceVersion, store.Change{Name: "a", Spec: json.RawMessage(`{"n": 2}`)})
+				_, err := st.Objects().Update(ctx, store.Cluster, o.ID, o.ResourceVersion, store.Change{Name: "a", Spec: json.RawMessage(`{"n": 2}`)})
 				return err
 			}},
-			{"a delete", func() error { _, err := st.Delete(ctx, store.Cluster, o.ID, o.ResourceVersion, nil); return err }},
+			{"a delete", func() error {
+				_, err := st.Objects().Delete(ctx, store.Cluster, o.ID, o.ResourceVersion, nil)
+				return err
+			}},
 			{"a create", func() error {
-				_, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "b", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+				_, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "b", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 				return err
 			}},
 		}
@@ -69,14 +72,14 @@ func TestAWriteWhoseReconcileCannotBeQueuedIsNotSaved(t *testing.T) {
 				t.Errorf("%s = %v, want the queue's error", w.name, err)
 			}
 		}
-		now, err := st.Get(ctx, store.Cluster, o.ID)
+		now, err := st.Objects().Get(ctx, store.Cluster, o.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if now.Deleting || now.ResourceVersion != o.ResourceVersion || now.Generation != 1 {
 			t.Errorf("after the failed writes the object is %+v, want it as it was", now)
 		}
-		if page, err := st.List(ctx, store.Filter{Type: store.Cluster, Limit: 10}); err != nil || page.Total != 1 {
+		if page, err := st.Objects().List(ctx, store.Filter{Type: store.Cluster, Limit: 10}); err != nil || page.Total != 1 {
 			t.Errorf("after a failed create there are %d clusters (%v), want 1", page.Total, err)
 		}
 	})
@@ -85,23 +88,23 @@ func TestAWriteWhoseReconcileCannotBeQueuedIsNotSaved(t *testing.T) {
 func TestAnObjectIsForgottenOnlyOnceItIsBeingDeleted(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		o, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Forget(ctx, o.ID); err != nil {
+		if err := st.Objects().Forget(ctx, o.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Get(ctx, store.Cluster, o.ID); err != nil {
+		if _, err := st.Objects().Get(ctx, store.Cluster, o.ID); err != nil {
 			t.Fatalf("an object not being deleted was forgotten: %v", err)
 		}
-		if _, err := st.Delete(ctx, store.Cluster, o.ID, store.AnyVersion, nil); err != nil {
+		if _, err := st.Objects().Delete(ctx, store.Cluster, o.ID, store.AnyVersion, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Forget(ctx, o.ID); err != nil {
+		if err := st.Objects().Forget(ctx, o.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Get(ctx, store.Cluster, o.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := st.Objects().Get(ctx, store.Cluster, o.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("a deleted object's Get after Forget = %v, want ErrNotFound", err)
 		}
 	})
@@ -110,17 +113,17 @@ func TestAnObjectIsForgottenOnlyOnceItIsBeingDeleted(t *testing.T) {
 func TestAConditionKeepsTheTimeItLastChanged(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		o, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		report := func(ready, progressing string) map[string]time.Time {
 			t.Helper()
-			if err := st.PutStatus(ctx, store.Cluster, o.ID, store.ControllerStatus{ControllerName: "clusterplane", ObservedGeneration: 1,
+			if err := st.Statuses().Put(ctx, store.Cluster, o.ID, store.ControllerStatus{ControllerName: "clusterplane", ObservedGeneration: 1,
 				Conditions: []store.Condition{{Type: "Ready", Status: ready}, {Type: "Progressing", Status: progressing}}}); err != nil {
 				t.Fatal(err)
 			}
-			sts, err := st.Statuses(ctx, store.Cluster, o.ID)
+			sts, err := st.Statuses().List(ctx, store.Cluster, o.ID)
 			if err != nil || len(sts) != 1 {
 				t.Fatalf("Statuses = %v, %v", sts, err)
 			}
@@ -182,7 +185,7 @@ func TestATokenTableFromBeforeControllerNamesIsMigrated(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			rec, err := st.TokenByID(ctx, "0123456789abcdef")
+			rec, err := st.Tokens().TokenByID(ctx, "0123456789abcdef")
 			if err != nil || rec.Role != "controller" || rec.Controller != "" {
 				t.Fatalf("the old token reads as %+v, %v; want a controller token with no controller", rec, err)
 			}
@@ -190,13 +193,13 @@ func TestATokenTableFromBeforeControllerNamesIsMigrated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := st.AddToken(ctx, made); err != nil {
+			if err := st.Tokens().AddToken(ctx, made); err != nil {
 				t.Fatal(err)
 			}
-			if rec, err := st.TokenByID(ctx, made.ID); err != nil || rec.Controller != "gpu-probe" {
+			if rec, err := st.Tokens().TokenByID(ctx, made.ID); err != nil || rec.Controller != "gpu-probe" {
 				t.Errorf("a token made after reads as %+v, %v; want its controller gpu-probe", rec, err)
 			}
-			if tokens, err := st.Tokens(ctx); err != nil || len(tokens) != 2 || tokens[1].Controller != "gpu-probe" {
+			if tokens, err := st.Tokens().List(ctx); err != nil || len(tokens) != 2 || tokens[1].Controller != "gpu-probe" {
 				t.Errorf("listed %+v, %v", tokens, err)
 			}
 		})
@@ -208,7 +211,7 @@ func TestAListsPageAndTotalFollowItsFilters(t *testing.T) {
 		ctx := context.Background()
 		var clusters []string
 		for _, name := range []string{"a", "b"} {
-			c, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: name, Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+			c, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: name, Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +223,7 @@ func TestAListsPageAndTotalFollowItsFilters(t *testing.T) {
 			if i >= 6 {
 				cluster = clusters[1]
 			}
-			if _, err := st.Create(ctx, store.Object{Type: store.NodePool, Name: fmt.Sprintf("p%d", i), ClusterID: cluster,
+			if _, err := st.Objects().Create(ctx, store.Object{Type: store.NodePool, Name: fmt.Sprintf("p%d", i), ClusterID: cluster,
 				Spec: json.RawMessage(`{}`), CreatedBy: "test"}); err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +247,7 @@ func TestAListsPageAndTotalFollowItsFilters(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				f := tt.filter
 				f.Type = store.NodePool
-				page, err := st.List(ctx, f)
+				page, err := st.Objects().List(ctx, f)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -267,12 +270,12 @@ func TestAListsPageAndTotalFollowItsFilters(t *testing.T) {
 func TestPagesReadByPlaceHoldEveryObjectOnceWhileTheTableChanges(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		c, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		c, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		create := func(name string) store.Object {
-			o, err := st.Create(ctx, store.Object{Type: store.NodePool, Name: name, ClusterID: c.ID, Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+			o, err := st.Objects().Create(ctx, store.Object{Type: store.NodePool, Name: name, ClusterID: c.ID, Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,7 +289,7 @@ func TestPagesReadByPlaceHoldEveryObjectOnceWhileTheTableChanges(t *testing.T) {
 		var totals []int
 		f := store.Filter{Type: store.NodePool, ClusterID: c.ID, Limit: 3}
 		for page := 0; ; page++ {
-			got, err := st.List(ctx, f)
+			got, err := st.Objects().List(ctx, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -296,10 +299,10 @@ func TestPagesReadByPlaceHoldEveryObjectOnceWhileTheTableChanges(t *testing.T) {
 			totals = append(totals, got.Total)
 			if page == 0 {
 				// Before the place: p0 goes (an offset would now skip p3); after it: p8 comes.
-				if _, err := st.Delete(ctx, store.NodePool, made[0].ID, store.AnyVersion, nil); err != nil {
+				if _, err := st.Objects().Delete(ctx, store.NodePool, made[0].ID, store.AnyVersion, nil); err != nil {
 					t.Fatal(err)
 				}
-				if err := st.Forget(ctx, made[0].ID); err != nil {
+				if err := st.Objects().Forget(ctx, made[0].ID); err != nil {
 					t.Fatal(err)
 				}
 				create("p8")
@@ -319,7 +322,7 @@ func TestPagesReadByPlaceHoldEveryObjectOnceWhileTheTableChanges(t *testing.T) {
 			t.Errorf("totals %v, want [8 8 8] (three pages, the last full and said to be the last): every page counts what the filter selects then", totals)
 		}
 		f.After = &store.Place{CreatedAt: time.Now().Add(time.Hour), ID: c.ID}
-		if past, err := st.List(ctx, f); err != nil || len(past.Objects) != 0 || past.Total != 8 || past.Next != nil {
+		if past, err := st.Objects().List(ctx, f); err != nil || len(past.Objects) != 0 || past.Total != 8 || past.Next != nil {
 			t.Errorf("a place past the end: %+v, %v; want no objects, total 8, no next", past, err)
 		}
 	})

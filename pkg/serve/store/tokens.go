@@ -9,56 +9,47 @@ import (
 	"github.com/pkg/errors"
 )
 
-// dbOrTx runs the tokens' queries: the store's database, or a transaction of LockTokens.
+// dbOrTx runs the tokens' queries: the store's database, or a transaction of Tokens.Lock.
 type dbOrTx interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// TokenTable reads and writes the API tokens through one handle: the store's methods of the
-// same names use its database; LockTokens hands f one of its transaction.
+// Tokens keeps the API tokens of bots and controllers: their records, each with the hash of
+// its text, never the text (auth.NewToken). Its TokenTable reads and writes them through the
+// database; Lock hands a change that must run alone the TokenTable of a transaction.
+type Tokens struct {
+	TokenTable
+	s *Store
+}
+
+// Tokens is the store's API tokens.
+func (s *Store) Tokens() Tokens { return Tokens{TokenTable{s.DB}, s} }
+
+// TokenTable reads and writes the API tokens through one handle: the database (Store.Tokens),
+// or a transaction of Tokens.Lock.
 type TokenTable struct{ q dbOrTx }
 
-// tokensLock is the PostgreSQL advisory lock LockTokens takes: the schema's (database.go) plus
+// tokensLock is the PostgreSQL advisory lock Tokens.Lock takes: the schema's (database.go) plus
 // one, so that the two are told apart in pg_locks.
 const tokensLock = 7301244119
 
-// LockTokens runs f on the tokens in a transaction that no other LockTokens runs beside, on this
-// replica or any other on the database, and commits what f wrote when it returns nil. On
-// PostgreSQL it holds an advisory lock for the transaction; on SQLite the transaction takes the
-// database's write lock as it begins (_txlock=immediate). Either goes with the transaction, so a
-// replica killed inside f keeps no one waiting. f must use tokens, not the store: on SQLite the
-// store's one connection is the transaction's until it ends.
-func (s *Store) LockTokens(ctx context.Context, f func(ctx context.Context, tokens TokenTable) error) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
-		if s.dialect.name == PostgreSQL {
+// Lock runs f on the tokens in a transaction that no other Lock runs beside, on this replica or
+// any other on the database, and commits what f wrote when it returns nil. On PostgreSQL it
+// holds an advisory lock for the transaction; on SQLite the transaction takes the database's
+// write lock as it begins (_txlock=immediate). Either goes with the transaction, so a replica
+// killed inside f keeps no one waiting. f must use tokens, not the store: on SQLite the store's
+// one connection is the transaction's until it ends.
+func (t Tokens) Lock(ctx context.Context, f func(ctx context.Context, tokens TokenTable) error) error {
+	return t.s.inTx(ctx, func(tx *sql.Tx) error {
+		if t.s.dialect.name == PostgreSQL {
 			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, tokensLock); err != nil {
 				return errors.Wrap(err, "lock the tokens")
 			}
 		}
 		return f(ctx, TokenTable{tx})
 	})
-}
-
-// AddToken stores an API token's record: its hash, never its text (auth.NewToken).
-func (s *Store) AddToken(ctx context.Context, rec auth.TokenRecord) error {
-	return TokenTable{s.DB}.AddToken(ctx, rec)
-}
-
-// TokenByID reads a token's record (auth.TokenStore).
-func (s *Store) TokenByID(ctx context.Context, id string) (auth.TokenRecord, error) {
-	return TokenTable{s.DB}.TokenByID(ctx, id)
-}
-
-// Tokens lists every token, oldest first.
-func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
-	return TokenTable{s.DB}.Tokens(ctx)
-}
-
-// RevokeToken revokes a token by its id, or by its name when one token has it (TokenTable's).
-func (s *Store) RevokeToken(ctx context.Context, idOrName string) error {
-	return TokenTable{s.DB}.RevokeToken(ctx, idOrName)
 }
 
 // AddToken stores an API token's record: its hash, never its text (auth.NewToken).
@@ -95,8 +86,8 @@ type Token struct {
 	Controller string `json:"controller,omitempty"`
 }
 
-// Tokens lists every token, oldest first.
-func (table TokenTable) Tokens(ctx context.Context) ([]Token, error) {
+// List lists every token, oldest first.
+func (table TokenTable) List(ctx context.Context) ([]Token, error) {
 	rows, err := table.q.QueryContext(ctx, `SELECT id, name, role, controller, created_at, revoked_at FROM clusterplane_tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, errors.Wrap(err, "list the tokens")

@@ -11,6 +11,13 @@ import (
 	"github.com/pkg/errors"
 )
 
+// Statuses keeps what controllers report on the objects: each controller's conditions and
+// metadata for the generation it saw, and the phase and health they sum up to on the object.
+type Statuses struct{ s *Store }
+
+// Statuses is the store's controllers' reports.
+func (s *Store) Statuses() Statuses { return Statuses{s} }
+
 // Condition is one aspect of an object's state as a controller last saw it, in the shape the
 // seed's API and Kubernetes use.
 type Condition struct {
@@ -40,26 +47,27 @@ func (c ControllerStatus) Condition(typ string) (Condition, bool) {
 	return Condition{}, false
 }
 
-// PutStatus records a controller's status of an object. A condition whose status did not
+// Put records a controller's status of an object. A condition whose status did not
 // change keeps the time it last changed, whatever the controller sent, so that the time says
 // when it became so. The object's phase and health follow the report (Phase, Health); its
 // resource version does not change: a status report is not a change of what the client asked
 // for, and a client's conditional write must not lose to a controller's report.
-func (s *Store) PutStatus(ctx context.Context, objectType, id string, st ControllerStatus) error {
-	return s.EditStatus(ctx, objectType, id, st.ControllerName, func(Object, *ControllerStatus) (ControllerStatus, bool) {
+func (t Statuses) Put(ctx context.Context, objectType, id string, st ControllerStatus) error {
+	return t.Edit(ctx, objectType, id, st.ControllerName, func(Object, *ControllerStatus) (ControllerStatus, bool) {
 		return st, true
 	})
 }
 
-// EditStatus writes the status edit makes of a controller's last one (nil when it has none), as
-// PutStatus does, under the object's row lock: a report computed from what was read, such as a
+// Edit writes the status edit makes of a controller's last one (nil when it has none), as Put
+// does, under the object's row lock: a report computed from what was read, such as a
 // drift check's, is written only if the object and its status are still as edit wants them.
 // edit answers false to write nothing.
-func (s *Store) EditStatus(ctx context.Context, objectType, id, controller string,
+func (t Statuses) Edit(ctx context.Context, objectType, id, controller string,
 	edit func(o Object, prior *ControllerStatus) (ControllerStatus, bool)) error {
 	if uuid.Validate(id) != nil {
 		return ErrNotFound
 	}
+	s := t.s
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		o, err := scan(tx.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`+s.dialect.forUpdate, id, objectType))
 		if err != nil {
@@ -193,12 +201,12 @@ func Health(st ControllerStatus) string {
 	return "Unknown"
 }
 
-// Statuses returns every controller's status of an object.
-func (s *Store) Statuses(ctx context.Context, objectType, id string) ([]ControllerStatus, error) {
-	if _, err := s.Get(ctx, objectType, id); err != nil {
+// List returns every controller's status of an object.
+func (t Statuses) List(ctx context.Context, objectType, id string) ([]ControllerStatus, error) {
+	if _, err := t.s.Objects().Get(ctx, objectType, id); err != nil {
 		return nil, err
 	}
-	rows, err := s.DB.QueryContext(ctx, `SELECT controller_name, observed_generation, conditions, metadata, updated_at
+	rows, err := t.s.DB.QueryContext(ctx, `SELECT controller_name, observed_generation, conditions, metadata, updated_at
 		FROM clusterplane_status WHERE object_id = $1 ORDER BY controller_name`, id)
 	if err != nil {
 		return nil, errors.Wrap(err, "read the status")
