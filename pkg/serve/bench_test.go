@@ -675,30 +675,10 @@ func BenchmarkTwoHundredConcurrentClientsAtTenThousandClusters(b *testing.B) {
 	clusterIDs, poolIDs := seedStore(b, db, clusters, poolsEach)
 	// walks are how long a page took, each list read page by page by cursor once, before any page
 	// was saved: "list" reports them.
-	type walk struct {
-		name   string
-		pageMS float64
-	}
-	var walks []walk
-	// cursors reads every page of a list, timing the walk, and returns the cursor of each page.
+	var walks []pageWalk
 	cursors := func(name, path string, perPage int) []string {
-		var out []string
-		began := time.Now()
-		next := ""
-		for {
-			p := fmt.Sprintf("%s%slimit=%d", path, map[bool]string{true: "&", false: "?"}[strings.Contains(path, "?")], perPage)
-			if next != "" {
-				p += "&cursor=" + next
-			}
-			page := a.must(b, http.StatusOK, auth.Viewer, "GET", p, "")
-			c, _ := page["next_cursor"].(string)
-			if c == "" {
-				break
-			}
-			out = append(out, c)
-			next = c
-		}
-		walks = append(walks, walk{name, float64(time.Since(began).Microseconds()) / 1000 / float64(len(out)+1)})
+		out, w := walkByCursor(b, a, name, path, perPage)
+		walks = append(walks, w)
 		return out
 	}
 	pending := cursors("pending-pools", "/api/v1/nodepools?status=Pending", 100)
@@ -765,6 +745,35 @@ func BenchmarkTwoHundredConcurrentClientsAtTenThousandClusters(b *testing.B) {
 			}
 		})
 	}
+}
+
+// pageWalk is how long a page of the list name took, read page by page by cursor.
+type pageWalk struct {
+	name   string
+	pageMS float64
+}
+
+// walkByCursor reads every page of the list at path, perPage a page, following each page's
+// next_cursor, and returns the cursor of each page after the first and how long a page took.
+func walkByCursor(b *testing.B, a *benchAPI, name, path string, perPage int) ([]string, pageWalk) {
+	b.Helper()
+	var out []string
+	began := time.Now()
+	next := ""
+	for {
+		p := fmt.Sprintf("%s%slimit=%d", path, map[bool]string{true: "&", false: "?"}[strings.Contains(path, "?")], perPage)
+		if next != "" {
+			p += "&cursor=" + next
+		}
+		page := a.must(b, http.StatusOK, auth.Viewer, "GET", p, "")
+		c, _ := page["next_cursor"].(string)
+		if c == "" {
+			break
+		}
+		out = append(out, c)
+		next = c
+	}
+	return out, pageWalk{name, float64(time.Since(began).Microseconds()) / 1000 / float64(len(out)+1)}
 }
 
 // seedStore writes clusters clusters of pools pools each to the database db through a store of

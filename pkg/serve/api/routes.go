@@ -239,47 +239,9 @@ var (
 
 func (s *Server) list(objectType string) handler {
 	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-		q := r.URL.Query()
-		f := store.Filter{Type: objectType, ClusterID: r.PathValue("clusterId"), Phase: q.Get("status"), Health: q.Get("health"), Limit: 50}
-		var problems []body.Problem
-		number := func(name string, lo, hi int, into *int) {
-			v := q.Get(name)
-			if v == "" {
-				return
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < lo || n > hi {
-				problems = append(problems, body.Problem{Field: name, Rule: "query." + name, Message: "must be a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi)})
-				return
-			}
-			*into = n
-		}
-		number("limit", 1, 100, &f.Limit)
-		number("offset", 0, 1<<31-1, &f.Offset)
-		if c := q.Get("cursor"); c != "" {
-			place, err := decodeCursor(c)
-			switch {
-			case err != nil:
-				problems = append(problems, body.Problem{Field: "cursor", Rule: "query.cursor", Message: err.Error()})
-			case f.Offset > 0:
-				problems = append(problems, body.Problem{Field: "offset", Rule: "query.offset",
-					Message: "cannot be given with a cursor: the cursor says where the page starts"})
-			default:
-				f.After = &place
-			}
-		}
-		oneOf := func(name, v string, allowed []string) {
-			for _, a := range allowed {
-				if v == "" || v == a {
-					return
-				}
-			}
-			problems = append(problems, body.Problem{Field: name, Rule: "query." + name, Message: "must be one of " + strings.Join(allowed, ", ")})
-		}
-		oneOf("status", f.Phase, phases)
-		oneOf("health", f.Health, healths)
-		if problems != nil {
-			return &body.ProblemsError{Problems: problems}
+		f, err := listFilter(objectType, r)
+		if err != nil {
+			return err
 		}
 		// A page encoded before is the answer while no write has happened since: one small
 		// query says so. A cluster's pools need no look-up of the cluster then either: its
@@ -319,6 +281,54 @@ func (s *Server) list(objectType string) handler {
 		writeEncoded(w, encoded)
 		return nil
 	}
+}
+
+// listFilter reads a list's query (limit, offset or cursor, status, health) into the store's
+// filter; every query parameter that is out of its range is a problem of the error returned.
+func listFilter(objectType string, r *http.Request) (store.Filter, error) {
+	q := r.URL.Query()
+	f := store.Filter{Type: objectType, ClusterID: r.PathValue("clusterId"), Phase: q.Get("status"), Health: q.Get("health"), Limit: 50}
+	var problems []body.Problem
+	number := func(name string, lo, hi int, into *int) {
+		v := q.Get(name)
+		if v == "" {
+			return
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			problems = append(problems, body.Problem{Field: name, Rule: "query." + name, Message: "must be a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi)})
+			return
+		}
+		*into = n
+	}
+	number("limit", 1, 100, &f.Limit)
+	number("offset", 0, 1<<31-1, &f.Offset)
+	if c := q.Get("cursor"); c != "" {
+		place, err := decodeCursor(c)
+		switch {
+		case err != nil:
+			problems = append(problems, body.Problem{Field: "cursor", Rule: "query.cursor", Message: err.Error()})
+		case f.Offset > 0:
+			problems = append(problems, body.Problem{Field: "offset", Rule: "query.offset",
+				Message: "cannot be given with a cursor: the cursor says where the page starts"})
+		default:
+			f.After = &place
+		}
+	}
+	oneOf := func(name, v string, allowed []string) {
+		for _, a := range allowed {
+			if v == "" || v == a {
+				return
+			}
+		}
+		problems = append(problems, body.Problem{Field: name, Rule: "query." + name, Message: "must be one of " + strings.Join(allowed, ", ")})
+	}
+	oneOf("status", f.Phase, phases)
+	oneOf("health", f.Health, healths)
+	if problems != nil {
+		return f, &body.ProblemsError{Problems: problems}
+	}
+	return f, nil
 }
 
 // get answers a read of one object. The object as encoded before is the answer while no write

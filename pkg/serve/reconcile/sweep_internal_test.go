@@ -88,76 +88,14 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 	st.Summarise = Controller
 	fleet := recordedFleet{Backend: deploytest.New(), records: map[string]deploy.Records{}}
 	w := &Worker{Store: st, Kinds: registry.Kinds(), Backend: func() (stackstate.Backend, error) { return fleet, nil }, StackTimeout: time.Minute}
-	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
 	var all []store.Object
 	// The objects left to a check of their own: a cluster updated from the command line since the
 	// worker's update, and a cluster resized in the cloud with its pool (the scan vouches for a pool
 	// only with the cluster whose outputs it reads unchanged).
 	var edited []string
 	for i := range clusters {
-		name := fmt.Sprintf("sweep-%04d", i)
-		id := do.SeedCluster(godo.KubernetesCluster{Name: name, RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
-			NodePools: []*godo.KubernetesNodePool{
-				{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{"terraform:default-node-pool"}},
-				{Name: "workers", Size: "s-2vcpu-4gb", Count: 3}}})
-		cl, _ := do.Cluster(id)
-		spec := `{"platform": {"type": "digitalocean", "digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5",
-			"deletionProtection": false, "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}}`
-		c, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: name, Spec: json.RawMessage(spec), CreatedBy: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := st.Objects().Create(ctx, store.Object{Type: store.NodePool, Name: "workers", ClusterID: c.ID, CreatedBy: "test",
-			Spec: json.RawMessage(`{"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "nodeCount": 3}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cm, _, err := w.manifest(ctx, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		clusterRecords, clusterOutputs := deployedRecords(t, cm.Target, apitype.ResourceV3{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster",
-			Custom: true, ID: resource.ID(id), Outputs: map[string]any{"name": name, "region": "fra1", "version": "1.31.1-do.5",
-				"vpcUuid": cl.VPCUUID, "clusterSubnet": cl.ClusterSubnet, "serviceSubnet": cl.ServiceSubnet, "surgeUpgrade": cl.SurgeUpgrade,
-				"maintenancePolicy": map[string]any{"day": cl.MaintenancePolicy.Day.String(), "startTime": cl.MaintenancePolicy.StartTime},
-				"nodePool":          map[string]any{"id": cl.NodePools[0].ID, "name": "default", "size": "s-2vcpu-4gb", "nodeCount": 2}}})
-		switch i {
-		case 3: // the API's worker made the stack's last update: its records say so
-			clusterRecords.Last.Message = markOf(c)
-			if err := st.Jobs().MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
-				t.Fatal(err)
-			}
-		case 5: // an up from the command line since the worker's: its own check reads the history
-			clusterRecords.Last.Message = "an up from the command line"
-			if err := st.Jobs().MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
-				t.Fatal(err)
-			}
-			edited = append(edited, c.ID)
-		}
-		fleet.records[cm.Target.Key()] = clusterRecords
-		pm, _, err := w.manifest(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fleet.records[pm.Target.Key()], _ = deployedRecords(t, pm.Target,
-			apitype.ResourceV3{Type: resource.RootStackType + "Reference", Custom: true, ID: resource.ID("organization/" + cm.Target.Key()),
-				Inputs: map[string]any{"name": "organization/" + cm.Target.Key()}, Outputs: map[string]any{"outputs": clusterOutputs}},
-			apitype.ResourceV3{Type: poolType, Custom: true, ID: resource.ID(cl.NodePools[1].ID),
-				Outputs: map[string]any{"clusterId": id, "name": "workers", "size": "s-2vcpu-4gb", "nodeCount": 3}})
-		for _, o := range []store.Object{c, p} {
-			if err := st.Objects().OwnStack(ctx, o.ID); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Statuses().Put(ctx, o.Type, o.ID, store.ControllerStatus{ControllerName: Controller, ObservedGeneration: 1,
-				Conditions: []store.Condition{condition("Ready", "True", "Deployed", ""), condition("Drifted", "Unknown", "NotChecked", "")}}); err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, o)
-		}
-		if i == 7 {
-			edited = append(edited, c.ID, p.ID)
-			do.EditPool(id, cl.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
-		}
+		seeded, left := seedSweptCluster(t, ctx, i, do, st, w, fleet)
+		all, edited = append(all, seeded...), append(edited, left...)
 	}
 	var queued []river.InsertManyParams
 	sweep := &Sweep{Store: st, Every: time.Hour, Worker: w, insert: func(_ context.Context, params []river.InsertManyParams) error {
@@ -213,4 +151,78 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 		t.Errorf("%d of %d objects not checked by the sweep", unchecked, len(all))
 	}
 	t.Logf("%d objects swept in %s, %d cloud requests", len(all), took, lists)
+}
+
+// seedSweptCluster makes the i-th cluster of the swept fleet and a pool of it: in the loopback
+// cloud, in the store (Ready, Drifted not checked, the stacks owned), and in the fleet's records
+// as an up would have left them. It returns both objects, and those of them left to a check of
+// their own: the cluster updated from the command line (i 5), the one resized in the cloud with
+// its pool (i 7).
+func seedSweptCluster(t *testing.T, ctx context.Context, i int, do *fakedo.DO, st *store.Store, w *Worker, fleet recordedFleet) (seeded []store.Object, edited []string) {
+	t.Helper()
+	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+	name := fmt.Sprintf("sweep-%04d", i)
+	id := do.SeedCluster(godo.KubernetesCluster{Name: name, RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
+		NodePools: []*godo.KubernetesNodePool{
+			{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{"terraform:default-node-pool"}},
+			{Name: "workers", Size: "s-2vcpu-4gb", Count: 3}}})
+	cl, _ := do.Cluster(id)
+	spec := `{"platform": {"type": "digitalocean", "digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5",
+		"deletionProtection": false, "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}}`
+	c, err := st.Objects().Create(ctx, store.Object{Type: store.Cluster, Name: name, Spec: json.RawMessage(spec), CreatedBy: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := st.Objects().Create(ctx, store.Object{Type: store.NodePool, Name: "workers", ClusterID: c.ID, CreatedBy: "test",
+		Spec: json.RawMessage(`{"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "nodeCount": 3}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, _, err := w.manifest(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusterRecords, clusterOutputs := deployedRecords(t, cm.Target, apitype.ResourceV3{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster",
+		Custom: true, ID: resource.ID(id), Outputs: map[string]any{"name": name, "region": "fra1", "version": "1.31.1-do.5",
+			"vpcUuid": cl.VPCUUID, "clusterSubnet": cl.ClusterSubnet, "serviceSubnet": cl.ServiceSubnet, "surgeUpgrade": cl.SurgeUpgrade,
+			"maintenancePolicy": map[string]any{"day": cl.MaintenancePolicy.Day.String(), "startTime": cl.MaintenancePolicy.StartTime},
+			"nodePool":          map[string]any{"id": cl.NodePools[0].ID, "name": "default", "size": "s-2vcpu-4gb", "nodeCount": 2}}})
+	switch i {
+	case 3: // the API's worker made the stack's last update: its records say so
+		clusterRecords.Last.Message = markOf(c)
+		if err := st.Jobs().MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
+			t.Fatal(err)
+		}
+	case 5: // an up from the command line since the worker's: its own check reads the history
+		clusterRecords.Last.Message = "an up from the command line"
+		if err := st.Jobs().MarkStack(ctx, c.ID, cm.Target.Key(), 1); err != nil {
+			t.Fatal(err)
+		}
+		edited = append(edited, c.ID)
+	}
+	fleet.records[cm.Target.Key()] = clusterRecords
+	pm, _, err := w.manifest(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet.records[pm.Target.Key()], _ = deployedRecords(t, pm.Target,
+		apitype.ResourceV3{Type: resource.RootStackType + "Reference", Custom: true, ID: resource.ID("organization/" + cm.Target.Key()),
+			Inputs: map[string]any{"name": "organization/" + cm.Target.Key()}, Outputs: map[string]any{"outputs": clusterOutputs}},
+		apitype.ResourceV3{Type: poolType, Custom: true, ID: resource.ID(cl.NodePools[1].ID),
+			Outputs: map[string]any{"clusterId": id, "name": "workers", "size": "s-2vcpu-4gb", "nodeCount": 3}})
+	for _, o := range []store.Object{c, p} {
+		if err := st.Objects().OwnStack(ctx, o.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Statuses().Put(ctx, o.Type, o.ID, store.ControllerStatus{ControllerName: Controller, ObservedGeneration: 1,
+			Conditions: []store.Condition{condition("Ready", "True", "Deployed", ""), condition("Drifted", "Unknown", "NotChecked", "")}}); err != nil {
+			t.Fatal(err)
+		}
+		seeded = append(seeded, o)
+	}
+	if i == 7 {
+		edited = append(edited, c.ID, p.ID)
+		do.EditPool(id, cl.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
+	}
+	return seeded, edited
 }
