@@ -75,7 +75,7 @@ func deployedRecords(t *testing.T, target deploytarget.Target, resources ...apit
 // (a refreshing preview, and the stack's history), queued within the interval.
 // Promise: api-drift-sweep-one-list-per-200-clusters
 func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *testing.T) {
-	const clusters = 500 // and a pool each: 1,000 objects
+	const clusters = 5000 // and a pool each: 10,000 objects
 	ctx := context.Background()
 	do := fakedo.New(t, "sweep-token")
 	t.Setenv(digitalocean.TokenEnv, "sweep-token")
