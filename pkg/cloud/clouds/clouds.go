@@ -6,8 +6,6 @@
 package clouds
 
 import (
-	"strings"
-
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
@@ -23,28 +21,22 @@ func All() []cloud.Driver {
 	return []cloud.Driver{civo.Driver{}, digitalocean.Driver{}}
 }
 
-// IDs are the clouds' IDs, in All's order.
-func IDs() []cloud.ID {
-	var out []cloud.ID
-	for _, d := range All() {
-		out = append(out, d.ID())
-	}
-	return out
-}
+// IDs are the clouds' IDs, in All's order, which is the facts' list's (cloudlist.IDs).
+func IDs() []cloud.ID { return cloudlist.IDs() }
 
 // Get is the driver of the cloud id; a cloud no driver knows is an error naming it, never
-// another cloud's driver.
+// another cloud's driver. The error is the facts' list's, which knows the same clouds.
 func Get(id cloud.ID) (cloud.Driver, error) {
 	for _, d := range All() {
 		if d.ID() == id {
 			return d, nil
 		}
 	}
-	var known []string
-	for _, k := range IDs() {
-		known = append(known, string(k))
+	_, err := cloudlist.Get(id)
+	if err == nil {
+		err = errors.Errorf("no cloud driver for %q, though its facts are listed", id)
 	}
-	return nil, errors.Errorf("no cloud driver for %q (clouds: %s)", id, strings.Join(known, ", "))
+	return nil, err
 }
 
 // ByProviderConfig is the driver whose provider-config message is m; false for any other

@@ -44,7 +44,7 @@ func Get(id cloudfacts.ID) (cloudfacts.Cloud, error) {
 	for _, k := range IDs() {
 		known = append(known, string(k))
 	}
-	return nil, errors.Errorf("no cloud driver for %q (clouds: %s)", id, strings.Join(known, ", "))
+	return nil, errors.Errorf("no cloud %q (clouds: %s)", id, strings.Join(known, ", "))
 }
 
 // ByProviderConfig is the cloud whose provider-config message is m; false for any other message.
