@@ -118,9 +118,13 @@ func (s *Sweep) queue(ctx context.Context, objects []store.Object) error {
 	start := time.Now()
 	params := make([]river.InsertManyParams, 0, len(objects))
 	for i, o := range objects {
-		params = append(params, river.InsertManyParams{Args: DriftArgs{ObjectID: o.ID}, InsertOpts: &river.InsertOpts{
-			Queue: DriftQueue, MaxAttempts: 1, ScheduledAt: start.Add(time.Duration(i) * step),
-			UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: waiting}}})
+		opts := &river.InsertOpts{Queue: DriftQueue, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: waiting}}
+		// The first check is due now: a job given a time is inserted as scheduled and waits for
+		// River's scheduler to make it available (seconds), however near the time is.
+		if i > 0 {
+			opts.ScheduledAt = start.Add(time.Duration(i) * step)
+		}
+		params = append(params, river.InsertManyParams{Args: DriftArgs{ObjectID: o.ID}, InsertOpts: opts})
 	}
 	return errors.Wrap(insert(ctx, params), "queue the drift checks")
 }
