@@ -210,8 +210,15 @@ const declaredTaint = "CriticalAddonsOnly"
 
 func doForKarpenter(t *testing.T, k *kube) *karpenterCloud {
 	t.Helper()
+	return doClusterForKarpenter(t, k, "web", "nyc1")
+}
+
+// doClusterForKarpenter is the loopback DigitalOcean with one cluster of that name in region,
+// whose declared pool is named "system".
+func doClusterForKarpenter(t *testing.T, k *kube, name, region string) *karpenterCloud {
+	t.Helper()
 	do := fakedo.New(t, doToken)
-	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "nyc1", NodePools: []*godo.KubernetesNodePool{
+	cid := do.SeedCluster(godo.KubernetesCluster{Name: name, RegionSlug: region, NodePools: []*godo.KubernetesNodePool{
 		{Name: "system", Size: "s-2vcpu-4gb", Count: 1, Taints: []godo.Taint{{Key: declaredTaint, Value: "true", Effect: "NoSchedule"}}},
 	}})
 	do.SetNodes(cid, newBootingNodes(k.nodes(), kubeletBoot))
