@@ -37,6 +37,9 @@ import (
 func TestTheKarpenterDocsInstallAndUninstallRunAsWritten(t *testing.T) {
 	t.Parallel() // mostly waiting on Karpenter's and the clouds' timers
 	blocks := karpenterInstallBlocks(t)
+	if t.Failed() {
+		t.FailNow() // a block the page does not mark: say so before a control plane starts
+	}
 	tools := karpenterCLI(t)
 	k := newKubeCluster(t)
 	c := doClusterForKarpenter(t, k, "platform-ams3-prod", "ams3")
