@@ -142,7 +142,7 @@ func TestTheServeChartIsAcceptedByTheAPIServerAndItsDeploymentCreatesACluster(t 
 		"clusterplane-serve/civo-token":               civoToken,
 	}
 	port := lowPort(t)
-	a := e.startChartServe(renderedDeployment(t, e, port), secrets)
+	a := e.startChartServe(renderedDeployment(t, e, port, "default"), secrets)
 	a.token = e.serveToken(db)
 	for _, path := range []string{"/healthz", "/readyz"} {
 		if resp, err := http.Get(a.url + path); err != nil || resp.StatusCode != 200 {
@@ -159,6 +159,16 @@ func TestTheServeChartIsAcceptedByTheAPIServerAndItsDeploymentCreatesACluster(t 
 	a.waitStatus("/api/v1/clusters/"+c["id"].(string), "True")
 	if _, ok := e.do.ClusterNamed("chart-fra1"); !ok {
 		t.Fatal("Ready, yet DigitalOcean has no cluster chart-fra1")
+	}
+
+	// A second replica on the same database, rendered with the policy of the matrix: the
+	// ConfigMap's rules reach it through the mount --policy reads, and refuse a body they deny.
+	withPolicy := e.startChartServe(renderedDeployment(t, e, lowPort(t), "policy"), secrets)
+	withPolicy.token = a.token
+	code, out := withPolicy.call("POST", "/api/v1/clusters", `{"name": "chart-ams3", "spec": {"platform": {"type": "digitalocean",
+		"digitalocean": {"region": "ams3", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 1}}}}}`)
+	if code != 400 || !strings.Contains(fmt.Sprint(out), "only-frankfurt") {
+		t.Errorf("a cluster in ams3 through the replica with the chart's policy: %d %v, want 400 naming only-frankfurt", code, out)
 	}
 }
 
@@ -182,21 +192,22 @@ type chartPod struct {
 	configMaps map[string]map[string]any
 }
 
-// renderedDeployment renders the chart's defaults, with the loopback clouds' URLs and a free
-// port as a user's values file would give them, and returns its Deployment's pod.
-func renderedDeployment(t *testing.T, e *env, port int) chartPod {
+// renderedDeployment renders the chart with a values file of its matrix, and the loopback
+// clouds' URLs and a free port as a user's values file would give them, and returns its
+// Deployment's pod.
+func renderedDeployment(t *testing.T, e *env, port int, matrix string) chartPod {
 	t.Helper()
 	var values strings.Builder
 	fmt.Fprintf(&values, "port: %d\nclouds:\n", port)
 	for _, d := range drivers.All() {
 		fmt.Fprintf(&values, "  %s:\n    apiURL: %q\n", d.ID(), e.loopbacks[d.ID()].URL())
 	}
-	file := filepath.Join(e.dir, "loopback-values.yaml")
+	file := filepath.Join(e.dir, fmt.Sprintf("loopback-%d-values.yaml", port))
 	if err := os.WriteFile(file, []byte(values.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	pod := chartPod{configMaps: map[string]map[string]any{}}
-	for _, o := range yamlObjects(t, renderServeChart(t, filepath.Join(root, serveChart, "ci", "default-values.yaml"), file)) {
+	for _, o := range yamlObjects(t, renderServeChart(t, filepath.Join(root, serveChart, "ci", matrix+"-values.yaml"), file)) {
 		name := o["metadata"].(map[string]any)["name"].(string)
 		switch o["kind"] {
 		case "ConfigMap":
@@ -329,8 +340,13 @@ func containerEnv(t *testing.T, pod chartPod, bin string, folders [][2]string, s
 // it: its arguments and environment, in its working folder. It returns once serve listens.
 func (e *env) startChartServe(pod chartPod, secrets map[string]string) *api {
 	e.t.Helper()
-	folders := podFolders(e.t, e.dir, pod)
-	bin := imageBinaries(e.t, e.dir)
+	// Each replica its own folders, as each pod has its own.
+	dir, err := os.MkdirTemp(e.dir, "pod-")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	folders := podFolders(e.t, dir, pod)
+	bin := imageBinaries(e.t, dir)
 	var args []string
 	for _, a := range pod.container["args"].([]any) {
 		args = append(args, inFolders(folders, a.(string)))
