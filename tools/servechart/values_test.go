@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -125,5 +127,27 @@ func policyMounted(t *testing.T, c [2]map[string]any, configMap string) {
 	vols := fmt.Sprint(c[1]["volumes"])
 	if !mounted || !strings.Contains(vols, "configMap:map[name:"+configMap+"]") {
 		t.Errorf("mounts %v, volumes %s", c[0]["volumeMounts"], vols)
+	}
+}
+
+// A values file that leaves out where a secret is gets an error naming the value, not a pod
+// that cannot start.
+func TestValuesThatLoseASecretsPlaceAreRefusedNamingIt(t *testing.T) {
+	for _, tc := range []struct{ name, values, want string }{
+		{"a database Secret with no name", "database:\n  secretName: \"\"\n", "database: the Secret's name"},
+		{"a Pulumi backend with no key", "backend:\n  key: \"\"\n", "backend: the key in the Secret"},
+		{"a passphrase with no Secret while no provider is named", "secrets:\n  passphrase:\n    secretName: \"\"\n", "secrets.passphrase: the Secret's name"},
+		{"a cloud token with no key", "clouds:\n  civo:\n    key: \"\"\n", "clouds.civo: the key in the Secret"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "values.yaml")
+			if err := os.WriteFile(file, []byte(tc.values), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := render(chartDir, "clusterplane", "clusterplane", file)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("render: %v, want an error saying %q", err, tc.want)
+			}
+		})
 	}
 }
