@@ -126,15 +126,9 @@ func TestTheServeChartIsAcceptedByTheAPIServerAndItsDeploymentCreatesACluster(t 
 	e := newEnv(t)
 	pg := pgtest.Start(t)
 	db := pg.Database("serve")
-	secrets := map[string]string{
-		"clusterplane-serve/database-url":             db,
-		"clusterplane-serve/pulumi-backend-url":       pg.Database("state"),
-		"clusterplane-serve/pulumi-config-passphrase": "e2e-passphrase",
-		"clusterplane-serve/digitalocean-token":       doToken,
-		"clusterplane-serve/civo-token":               civoToken,
-	}
+	secrets := chartSecrets(db, pg.Database("state"))
 	port := lowPort(t)
-	a := e.startChartServe(renderedDeployment(t, e, port, "default"), secrets)
+	a := e.startChartServe(renderedDeployment(t, e, port, "default", "clusterplane"), secrets)
 	a.token = e.serveToken(db)
 	for _, path := range []string{"/healthz", "/readyz"} {
 		if resp, err := http.Get(a.url + path); err != nil || resp.StatusCode != 200 {
@@ -155,12 +149,50 @@ func TestTheServeChartIsAcceptedByTheAPIServerAndItsDeploymentCreatesACluster(t 
 
 	// A second replica on the same database, rendered with the policy of the matrix: the
 	// ConfigMap's rules reach it through the mount --policy reads, and refuse a body they deny.
-	withPolicy := e.startChartServe(renderedDeployment(t, e, lowPort(t), "policy"), secrets)
+	withPolicy := e.startChartServe(renderedDeployment(t, e, lowPort(t), "policy", "clusterplane"), secrets)
 	withPolicy.token = a.token
 	code, out := withPolicy.call("POST", "/api/v1/clusters", `{"name": "chart-ams3", "spec": {"platform": {"type": "digitalocean",
 		"digitalocean": {"region": "ams3", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 1}}}}}`)
 	if code != 400 || !strings.Contains(fmt.Sprint(out), "only-frankfurt") {
 		t.Errorf("a cluster in ams3 through the replica with the chart's policy: %d %v, want 400 naming only-frankfurt", code, out)
+	}
+}
+
+// chartSecrets are the test's values of the keys of the Secret the chart's defaults name.
+func chartSecrets(db, backend string) map[string]string {
+	return map[string]string{
+		"clusterplane-serve/database-url":             db,
+		"clusterplane-serve/pulumi-backend-url":       backend,
+		"clusterplane-serve/pulumi-config-passphrase": "e2e-passphrase",
+		"clusterplane-serve/digitalocean-token":       doToken,
+		"clusterplane-serve/civo-token":               civoToken,
+	}
+}
+
+// With the split values, the API Deployment's replica (no workers) takes a cluster and the
+// worker Deployment's replica deploys it, each started as its rendered container runs (each a
+// rendering of its own, for a port of its own on this one machine).
+// Promise: chart-split-api-and-workers
+func TestTheChartsSplitDeploymentsTakeAClusterAtTheAPIAndDeployItInTheWorker(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	pg := pgtest.Start(t)
+	db := pg.Database("serve")
+	secrets := chartSecrets(db, pg.Database("state"))
+	a := e.startChartServe(renderedDeployment(t, e, lowPort(t), "split", "clusterplane"), secrets)
+	if !slices.Contains(a.cmd.Args, "--workers=0") {
+		t.Fatalf("the split API replica runs %v, want --workers=0", a.cmd.Args)
+	}
+	e.startChartServe(renderedDeployment(t, e, lowPort(t), "split", "clusterplane-worker"), secrets)
+	a.token = e.serveToken(db)
+	code, c := a.call("POST", "/api/v1/clusters", `{"name": "split-fra1", "spec": {"platform": {"type": "digitalocean",
+		"digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 1}}}}}`)
+	if code != 201 {
+		t.Fatalf("create the cluster: %d %v", code, c)
+	}
+	a.waitStatus("/api/v1/clusters/"+c["id"].(string), "True")
+	if _, ok := e.do.ClusterNamed("split-fra1"); !ok {
+		t.Fatal("Ready, yet DigitalOcean has no cluster split-fra1")
 	}
 }
 
@@ -206,9 +238,9 @@ type chartPod struct {
 }
 
 // renderedDeployment renders the chart with a values file of its matrix, and the loopback
-// clouds' URLs and a free port as a user's values file would give them, and returns its
-// Deployment's pod.
-func renderedDeployment(t *testing.T, e *env, port int, matrix string) chartPod {
+// clouds' URLs and a free port as a user's values file would give them, and returns the pod of
+// its Deployment of that name.
+func renderedDeployment(t *testing.T, e *env, port int, matrix, name string) chartPod {
 	t.Helper()
 	var values strings.Builder
 	fmt.Fprintf(&values, "port: %d\nclouds:\n", port)
@@ -221,18 +253,20 @@ func renderedDeployment(t *testing.T, e *env, port int, matrix string) chartPod 
 	}
 	pod := chartPod{configMaps: map[string]map[string]any{}}
 	for _, o := range yamlObjects(t, renderServeChart(t, filepath.Join(root, serveChart, "ci", matrix+"-values.yaml"), file)) {
-		name := o["metadata"].(map[string]any)["name"].(string)
 		switch o["kind"] {
 		case "ConfigMap":
-			pod.configMaps[name], _ = o["data"].(map[string]any)
+			pod.configMaps[o["metadata"].(map[string]any)["name"].(string)], _ = o["data"].(map[string]any)
 		case "Deployment":
+			if o["metadata"].(map[string]any)["name"] != name {
+				continue
+			}
 			spec := o["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
 			pod.container = spec["containers"].([]any)[0].(map[string]any)
 			pod.volumes, _ = spec["volumes"].([]any)
 		}
 	}
 	if pod.container == nil {
-		t.Fatal("the chart rendered no Deployment")
+		t.Fatalf("the chart rendered with %s rendered no Deployment %s", matrix, name)
 	}
 	return pod
 }
