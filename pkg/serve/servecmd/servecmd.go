@@ -40,10 +40,12 @@ const DefaultDatabase = store.SQLitePrefix + "clusterplane-serve.db"
 
 type options struct {
 	databaseURL, listen, oidcIssuer, oidcAudience, roleClaim, proxyRole, secretsProvider string
-	trustedProxies, policy                                                               []string
-	workers, rateBurst                                                                   int
-	rateLimit                                                                            float64
-	stackTimeout, rescueAfter, driftEvery                                                time.Duration
+	trustedProxies                                                                       []string
+	// policy is the --policy flag's own slice, which cobra fills when it parses the arguments.
+	policy                                *[]string
+	workers, rateBurst                    int
+	rateLimit                             float64
+	stackTimeout, rescueAfter, driftEvery time.Duration
 }
 
 // New is `clusterplane serve` and its `token` commands over the kinds.
@@ -94,7 +96,7 @@ database.`,
 	f.DurationVar(&o.stackTimeout, "stack-timeout", 2*time.Hour, "how long one stack's operation may take")
 	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud: the fleet scan first (one list of the cloud per 200 clusters), then a refreshing preview, spread over the interval, of each object the scan cannot vouch for; at least 1m; 0 only after each deploy")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before River takes it up again whatever its worker's lease says (default --stack-timeout plus 5m); a killed worker's job is queued again, in its old place, once its lease runs out: within a minute")
-	o.policy = *cli.PolicyFlag(cmd)
+	o.policy = cli.PolicyFlag(cmd)
 	cmd.AddCommand(tokenCommands(o))
 	return cmd
 }
@@ -129,7 +131,7 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 	if err != nil {
 		return errors.Wrap(err, "--proxy-role")
 	}
-	pol, err := cli.LoadPolicy(o.policy)
+	pol, err := cli.LoadPolicy(*o.policy)
 	if err != nil {
 		return err
 	}
