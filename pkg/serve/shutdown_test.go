@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -110,6 +111,9 @@ func TestAReplicaStoppedMidDeployFinishesItWithinTheGraceOrHandsItBack(t *testin
 		// beside runs a second replica while the first stops; without it the first is started
 		// again once stopped.
 		beside bool
+		// failing is how many attempts fail before the one stopped: River would retry the one
+		// handed back after a backoff of minutes.
+		failing int
 		// attempts and ups are the job's attempts and the stack's updates in all.
 		attempts, ups int
 	}{
@@ -119,16 +123,28 @@ func TestAReplicaStoppedMidDeployFinishesItWithinTheGraceOrHandsItBack(t *testin
 			grace: 2 * time.Second, beside: true, attempts: 2, ups: 2},
 		{name: "a deploy longer than the grace of a replica alone is taken up by it started again", deploy: time.Hour,
 			grace: 2 * time.Second, attempts: 2, ups: 2},
+		{name: "a third attempt handed back is taken up at once, not after River's backoff", deploy: time.Hour,
+			grace: 2 * time.Second, beside: true, failing: 2, attempts: 4, ups: 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			db := pgtest.Start(t).Database("serve")
 			b := deploytest.New()
-			b.Delay(clusterStack, "update", tt.deploy)
+			for range tt.failing {
+				b.Fail(clusterStack, "update", errors.New("the cloud answered 500"))
+			}
+			if tt.failing == 0 {
+				b.Delay(clusterStack, "update", tt.deploy)
+			}
 			first := startStoppable(t, db, b, 1, tt.grace)
 			_, c := first.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
 			path := "/api/v1/clusters/" + c["id"].(string)
-			waitFor(t, "the first replica's worker starts the cluster's up", func() bool { return updates(b, clusterStack) == 1 })
+			if tt.failing > 0 {
+				// The next attempt comes after River's backoff (16 s after the second).
+				waitFor(t, "the failing attempts fail", func() bool { return updates(b, clusterStack) == tt.failing })
+				b.Delay(clusterStack, "update", tt.deploy)
+			}
+			waitFor(t, "the first replica's worker starts the cluster's up", func() bool { return updates(b, clusterStack) == tt.failing+1 })
 			var front *service
 			if tt.beside {
 				front = startStoppable(t, db, b, 1, time.Minute).service
