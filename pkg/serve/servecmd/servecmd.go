@@ -177,7 +177,7 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		Ready: func(addr string) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "clusterplane serve: the API is at http://%s\n", addr)
 		}}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(cmd.Context(), cmd.ErrOrStderr(), o.shutdownGrace)
 	defer stop()
 	svc, err := serve.Open(ctx, opts)
 	if err != nil {
@@ -198,6 +198,30 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		return failed(cmd, err)
 	}
 	return nil
+}
+
+// stopOnSignal is ctx, ended by the first SIGTERM or Ctrl-C, which begins the replica's stop
+// (serve.Service.Run). A second signal ends the process at once, as a kill does (Go's default
+// once the signals are no longer caught): the jobs still running are given back by their leases.
+func stopOnSignal(parent context.Context, w io.Writer, grace time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-signals:
+		case <-ctx.Done():
+			return
+		}
+		signal.Stop(signals)
+		fmt.Fprintf(w, "clusterplane serve: stopping: no new jobs; the running ones have --shutdown-grace %s to finish, "+
+			"then go back to the queue. Signal again to stop at once.\n", grace)
+		cancel()
+	}()
+	return ctx, func() {
+		signal.Stop(signals)
+		cancel()
+	}
 }
 
 // failed says err, a failure of the database or the server rather than of the command line,
