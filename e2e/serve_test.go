@@ -67,7 +67,13 @@ func (e *env) serveToken(db string) string {
 // with its engines), and returns it once it listens, or at once when it serves no API.
 func (e *env) startServe(db, token string, args ...string) *api {
 	e.t.Helper()
-	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), append(append([]string{"serve"}, databaseFlag(db)...), args...)...)
+	return e.startServeOf(filepath.Join(binaries(e.t), "clusterplane"), db, token, args...)
+}
+
+// startServeOf is startServe with the clusterplane binary bin (another version's).
+func (e *env) startServeOf(bin, db, token string, args ...string) *api {
+	e.t.Helper()
+	cmd := exec.Command(bin, append(append([]string{"serve"}, databaseFlag(db)...), args...)...)
 	cmd.Dir, cmd.Env = e.dir, e.vars
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := cmd.StderrPipe()

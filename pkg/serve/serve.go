@@ -66,6 +66,10 @@ type Options struct {
 	RateBurst int
 	// Ready, when set, is told the API's address once it listens.
 	Ready func(addr string)
+	// ShutdownGrace is how long the running jobs may go on once Run's context ends (SIGTERM):
+	// those still running then are interrupted and handed back to the queue, for another replica
+	// to take up at once. 0 hands them back at once.
+	ShutdownGrace time.Duration
 }
 
 // Service is a replica's parts, opened.
@@ -75,6 +79,8 @@ type Service struct {
 	Server *api.Server
 	// rescuer gives back the jobs of workers that died (leases).
 	rescuer *reconcile.Rescuer
+	// handBack ends this replica's running jobs when its shutdown grace runs out.
+	handBack *reconcile.HandBack
 }
 
 // Open connects to the database, creates the tables (the service's and River's) when missing and
@@ -105,7 +111,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		return nil, err
 	}
 	cfg := &river.Config{JobTimeout: o.StackTimeout, RescueStuckJobsAfter: o.RescueAfter, Logger: quiet(o.Log)}
-	rescuer, err := leases(ctx, st, cfg, o)
+	handBack := reconcile.NewHandBack()
+	rescuer, err := leases(ctx, st, cfg, o, handBack)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -140,21 +147,21 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	server := &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Backend: o.Backend, Log: o.Log,
 		QueueVersion: queueVersion}
 	server.LimitCallers(o.RateLimit, o.RateBurst)
-	return &Service{Store: st, River: client, Server: server, rescuer: rescuer}, nil
+	return &Service{Store: st, River: client, Server: server, rescuer: rescuer, handBack: handBack}, nil
 }
 
 // leases makes every job this replica's workers run hold a lease while it runs (a middleware of
 // cfg, which names this replica's River client), and the rescuer that gives back the jobs whose
 // lease ran out: without them, a job whose worker was killed would stay running until
-// --rescue-after, hours.
-func leases(ctx context.Context, st *store.Store, cfg *river.Config, o Options) (*reconcile.Rescuer, error) {
+// --rescue-after, hours. handBack ends the jobs at the end of a shutdown's grace.
+func leases(ctx context.Context, st *store.Store, cfg *river.Config, o Options, handBack *reconcile.HandBack) (*reconcile.Rescuer, error) {
 	if err := st.Jobs().MigrateLeases(ctx); err != nil {
 		return nil, err
 	}
 	ttl := cmp.Or(o.LeaseTTL, reconcile.LeaseTTL)
 	cfg.ID = replicaID()
 	cfg.Middleware = append(cfg.Middleware, &reconcile.Leases{Store: st, Replica: cfg.ID,
-		Renew: cmp.Or(o.LeaseRenew, reconcile.LeaseRenew), TTL: ttl, Log: o.Log})
+		Renew: cmp.Or(o.LeaseRenew, reconcile.LeaseRenew), TTL: ttl, Log: o.Log, HandBack: handBack})
 	return &reconcile.Rescuer{Store: st, TTL: ttl, Every: cmp.Or(o.RescueEvery, reconcile.RescueEvery), Log: o.Log}, nil
 }
 
@@ -193,20 +200,30 @@ func (h levelAtLeast) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 // Run runs the replica until ctx ends: the workers, when it has any, and the API, when it
-// listens; then stops both, letting running jobs end within a minute.
+// listens. When ctx ends (SIGTERM), at once: GET /readyz answers 503, the workers take no new job,
+// and the listener closes, the requests under way given 10 seconds to finish. The running jobs
+// are given o.ShutdownGrace to finish; those still running then are handed back to the queue
+// (stopWorkers). Run returns once both are done.
 func (s *Service) Run(ctx context.Context, o Options) error {
 	defer s.Store.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer s.rescue(ctx)()
 	defer cancel()
 	if o.Workers > 0 {
-		if err := s.River.Start(ctx); err != nil {
+		// The jobs' context is not ctx: its end only begins the workers' stop, which gives them
+		// the grace.
+		if err := s.River.Start(context.WithoutCancel(ctx)); err != nil {
 			return errors.Wrap(err, "start the workers")
 		}
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			<-ctx.Done()
+			s.stopWorkers(context.WithoutCancel(ctx), o)
+		}()
 		defer func() {
-			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-			defer cancel()
-			_ = s.River.Stop(stopCtx) // a job still running is rescued by another replica
+			cancel()
+			<-stopped
 		}()
 	}
 	if o.Listen == "" {
@@ -235,6 +252,46 @@ func (s *Service) Run(ctx context.Context, o Options) error {
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutCtx)
+}
+
+// handBackWait bounds the wait, once the grace has run out, for the interrupted jobs to end: the
+// engine's interruption lets its provider calls under way finish first.
+const handBackWait = 2 * time.Minute
+
+// stopWorkers stops the workers: no new job is taken, and the running jobs are given
+// o.ShutdownGrace to finish. Those still running then are interrupted (each stack's lock is
+// held until its engine has stopped, so nothing is applied twice) and, once River has recorded
+// their attempt, queued again at once for any replica. A job whose engine does not stop within
+// handBackWait is left to the leases: its lease runs out once the process is gone.
+func (s *Service) stopWorkers(ctx context.Context, o Options) {
+	graceCtx, cancel := context.WithTimeout(ctx, o.ShutdownGrace)
+	defer cancel()
+	if err := s.River.Stop(graceCtx); err == nil {
+		return
+	}
+	if o.Log != nil {
+		o.Log.Warn("the shutdown grace ran out before the running jobs ended: they are handed back to the queue",
+			"shutdown_grace", o.ShutdownGrace.String())
+	}
+	// The jobs are ended by the hand-back, not by River's StopAndCancel: River would put them
+	// back as if never attempted, and their next attempt would not mend what this one left.
+	s.handBack.Begin()
+	waitCtx, cancelWait := context.WithTimeout(ctx, handBackWait)
+	defer cancelWait()
+	if err := s.River.Stop(waitCtx); err != nil {
+		if o.Log != nil {
+			o.Log.Warn("the interrupted jobs did not end in time; their leases give them back once this replica is gone",
+				"error", err.Error())
+		}
+		// River's own cancel, briefly: what still runs after it is left to the leases.
+		lastCtx, cancelLast := context.WithTimeout(ctx, 10*time.Second)
+		defer cancelLast()
+		_ = s.River.StopAndCancel(lastCtx)
+	}
+	if err := s.handBack.Requeue(waitCtx, s.River); err != nil && o.Log != nil {
+		o.Log.Warn("could not queue the handed-back jobs again at once; River retries them after its backoff",
+			"error", err.Error())
+	}
 }
 
 // TokenAdder stores an API token's record: the store's Tokens, or the store.TokenTable of a

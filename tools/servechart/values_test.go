@@ -25,8 +25,9 @@ func TestEachValuesFileRendersWhatItAsksFor(t *testing.T) {
 				if len(cs) != 1 || !ok || !slices.Contains(args(c[0]), "--workers=2") {
 					t.Errorf("Deployments %v", mapsKeys(cs))
 				}
-				if c[1]["terminationGracePeriodSeconds"] != float64(120) {
-					t.Errorf("grace %v", c[1]["terminationGracePeriodSeconds"])
+				// serve's own grace is 5 minutes under the pod's, for the engines to stop.
+				if c[1]["terminationGracePeriodSeconds"] != float64(1500) || !slices.Contains(args(c[0]), "--shutdown-grace=1200s") {
+					t.Errorf("grace %v, args %v: want 1500 and --shutdown-grace=1200s", c[1]["terminationGracePeriodSeconds"], args(c[0]))
 				}
 				for k := range objs {
 					if strings.HasPrefix(k, "ServiceMonitor/") || strings.HasPrefix(k, "ConfigMap/") {

@@ -39,6 +39,8 @@ type Leases struct {
 	// Renew is how often the lease is renewed; TTL how long each renewal holds it.
 	Renew, TTL time.Duration
 	Log        *slog.Logger
+	// HandBack, when begun, ends the running jobs and hands them back to the queue.
+	HandBack *HandBack
 }
 
 // Work holds the job's lease while the job runs, and lets it go when it ends.
@@ -66,6 +68,9 @@ func (l *Leases) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 			select {
 			case <-ctx.Done():
 				return
+			case <-l.HandBack.begun():
+				cancel(ErrHandedBack)
+				return
 			case <-ticker.C:
 			}
 			held, err := renew(ctx)
@@ -90,6 +95,12 @@ func (l *Leases) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 	}
 	if err == nil && errors.Is(context.Cause(ctx), errLeaseLost) {
 		err = errLeaseLost
+	}
+	if err != nil && handedBack(ctx) {
+		// Whatever the interrupted engine made the worker say, the job is not over: River records
+		// a failed attempt, and HandBack.Requeue queues it again at once.
+		l.HandBack.record(job)
+		err = ErrHandedBack
 	}
 	return err
 }

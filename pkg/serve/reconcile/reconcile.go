@@ -116,6 +116,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		return w.destroy(ctx, job, o, m)
 	}
 	st, busy := w.apply(ctx, job.JobRow, o, m, platform)
+	if handedBack(ctx) {
+		// The status stays Progressing: the job goes on, on the next replica to take it up.
+		return ErrHandedBack
+	}
 	if busy {
 		return river.JobSnooze(busyWait)
 	}
@@ -401,6 +405,9 @@ func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Obje
 	})
 	if err == nil && out.Status == outcome.Done {
 		return w.forget(ctx, job, o)
+	}
+	if handedBack(ctx) {
+		return ErrHandedBack
 	}
 	if stackBusy(out) {
 		return river.JobSnooze(busyWait)

@@ -38,14 +38,19 @@ const DatabaseEnv = "CLUSTERPLANE_DATABASE_URL"
 // beside the state of the stacks it records).
 const DefaultDatabase = store.SQLitePrefix + "clusterplane-serve.db"
 
+// DefaultShutdownGrace is --shutdown-grace's default: 5 minutes under the chart's
+// terminationGracePeriodSeconds (25m), which leaves the interrupted engines time to stop and the
+// jobs to be handed back before the kubelet kills the process.
+const DefaultShutdownGrace = 20 * time.Minute
+
 type options struct {
 	databaseURL, listen, oidcIssuer, oidcAudience, roleClaim, proxyRole, secretsProvider string
 	trustedProxies                                                                       []string
 	// policy is the --policy flag's own slice, which cobra fills when it parses the arguments.
-	policy                                *[]string
-	workers, rateBurst                    int
-	rateLimit                             float64
-	stackTimeout, rescueAfter, driftEvery time.Duration
+	policy                                               *[]string
+	workers, rateBurst                                   int
+	rateLimit                                            float64
+	stackTimeout, rescueAfter, driftEvery, shutdownGrace time.Duration
 }
 
 // New is `clusterplane serve` and its `token` commands over the kinds.
@@ -96,6 +101,7 @@ database.`,
 	f.DurationVar(&o.stackTimeout, "stack-timeout", 2*time.Hour, "how long one stack's operation may take")
 	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud: the fleet scan first (one list of the cloud per 200 clusters), then a refreshing preview, spread over the interval, of each object the scan cannot vouch for; at least 1m; 0 only after each deploy")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before River takes it up again whatever its worker's lease says (default --stack-timeout plus 5m); a killed worker's job is queued again, in its old place, once its lease runs out: within a minute")
+	f.DurationVar(&o.shutdownGrace, "shutdown-grace", DefaultShutdownGrace, "on SIGTERM, how long the running deploys may go on before they are interrupted and handed back to the queue for another replica; keep it under the pod's terminationGracePeriodSeconds (the chart's: 25m)")
 	o.policy = cli.PolicyFlag(cmd)
 	cmd.AddCommand(tokenCommands(o))
 	return cmd
@@ -146,6 +152,9 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 	if o.rescueAfter <= o.stackTimeout {
 		return errors.Errorf("--rescue-after %s must be longer than --stack-timeout %s: a job still running would be taken up twice", o.rescueAfter, o.stackTimeout)
 	}
+	if o.shutdownGrace < 0 {
+		return errors.Errorf("--shutdown-grace %s: must be 0 (hand the running jobs back at once) or more, such as %s", o.shutdownGrace, DefaultShutdownGrace)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return errors.Wrap(err, "find the clusterplane binary")
@@ -155,7 +164,7 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		OIDCIssuer: o.oidcIssuer, OIDCAudience: o.oidcAudience, RoleClaim: o.roleClaim,
 		TrustedProxies: prefixes, ProxyRole: proxyRole, Kinds: list, Policy: pol,
 		StackTimeout: o.stackTimeout, RescueAfter: o.rescueAfter, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
-		DriftEvery: o.driftEvery, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+		DriftEvery: o.driftEvery, ShutdownGrace: o.shutdownGrace, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 		Backend: func() (stackstate.Backend, error) {
 			if backend != nil {
 				return backend, nil
@@ -170,7 +179,7 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		Ready: func(addr string) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "clusterplane serve: the API is at http://%s\n", addr)
 		}}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(cmd.Context(), cmd.ErrOrStderr(), o.shutdownGrace)
 	defer stop()
 	svc, err := serve.Open(ctx, opts)
 	if err != nil {
@@ -191,6 +200,30 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		return failed(cmd, err)
 	}
 	return nil
+}
+
+// stopOnSignal is ctx, ended by the first SIGTERM or Ctrl-C, which begins the replica's stop
+// (serve.Service.Run). A second signal ends the process at once, as a kill does (Go's default
+// once the signals are no longer caught): the jobs still running are given back by their leases.
+func stopOnSignal(parent context.Context, w io.Writer, grace time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-signals:
+		case <-ctx.Done():
+			return
+		}
+		signal.Stop(signals)
+		fmt.Fprintf(w, "clusterplane serve: stopping: no new jobs; the running ones have --shutdown-grace %s to finish, "+
+			"then go back to the queue. Signal again to stop at once.\n", grace)
+		cancel()
+	}()
+	return ctx, func() {
+		signal.Stop(signals)
+		cancel()
+	}
 }
 
 // failed says err, a failure of the database or the server rather than of the command line,

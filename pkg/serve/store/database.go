@@ -452,6 +452,12 @@ func (d dialect) migrate(ctx context.Context, db *sql.DB, also func(ctx context.
 // once the tables are made). Raise it when the schema gains what this build reads: GET /readyz
 // answers 503 while the database's version is older, as on a database put back from a copy
 // older than the replica.
+//
+// A rolling update runs the previous version's replicas beside this one's on one database, so
+// the tables change by expand, then contract: a version only adds (tables, indexes, columns
+// with a default, each IF NOT EXISTS); a column or table stops being read one version and is
+// dropped the next. e2e's TestAReplicaOfThePreviousVersionAndOneOfThisServeOneDatabaseTogether
+// runs the previous version's build beside this one.
 const SchemaVersion = 1
 
 // schemaStamp records SchemaVersion, the same text on both databases; a newer version, recorded
