@@ -26,6 +26,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/programinput"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -204,7 +205,7 @@ func export(t deploytarget.Target, names map[string]string, opts Options) (File,
 			"PULUMI_CONFIG_PASSPHRASE": secretRef(PassphraseKey),
 			tokenVar:                   secretRef(tokenKey),
 		},
-		"config":             map[string]any{stackinput.ConfigKey: string(input)},
+		"config":             map[string]any{programinput.ConfigKey: string(input)},
 		"serviceAccountName": opts.ServiceAccount,
 		"destroyOnFinalize":  !protected(t.Input),
 		"workspaceTemplate": map[string]any{"spec": map[string]any{
