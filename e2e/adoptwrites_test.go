@@ -27,7 +27,7 @@ import (
 //     pool carries that tag: it refuses several untagged pools and tags a lone pool itself
 //     (resourceDigitalOceanKubernetesClusterImportState, terraform-provider-digitalocean v2.75.0
 //     digitalocean/kubernetes/resource_kubernetes_cluster.go:783-808), and its reads find the
-//     default pool by it. pkg/cloud/digitalocean/defaultpool sends it for a cluster of several pools.
+//     default pool by it. The driver's EnsureDefaultPool sends it for a cluster of several pools.
 //   - Civo, one per cluster: PUT of the cluster with its own firewall id and region. The module
 //     sets write_kubeconfig, so the stack has the kubeconfig the provider otherwise leaves out of
 //     its state; an import's state has it false (its default, resource_kubernetes_cluster.go:133-

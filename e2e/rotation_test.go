@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/digitalocean/godo"
 	"k8s.io/client-go/kubernetes"
 )
@@ -37,8 +37,8 @@ func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) 
 		t.Fatalf("up = %d: %s", code, r)
 	}
 	before := e.doCluster("dev-fra1")
-	if len(before.NodePools) != 1 || !slices.Contains(before.NodePools[0].Tags, defaultpool.Tag) {
-		t.Fatalf("the new cluster's pools: %+v, want one tagged %s", before.NodePools, defaultpool.Tag)
+	if len(before.NodePools) != 1 || !slices.Contains(before.NodePools[0].Tags, dofacts.DefaultPoolTag) {
+		t.Fatalf("the new cluster's pools: %+v, want one tagged %s", before.NodePools, dofacts.DefaultPoolTag)
 	}
 	oldPool := *before.NodePools[0]
 	e.do.SetNodes(before.ID, k.nodes())
@@ -48,7 +48,7 @@ func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) 
 	workload(t, cs, "shop", 4, 4)
 
 	resized := e.write("resized.yaml", strings.Replace(text, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb", 1))
-	if r, code := e.clusterplane("diff", manifest, resized); code != 0 || !strings.Contains(r.stdout, defaultpool.Tag) {
+	if r, code := e.clusterplane("diff", manifest, resized); code != 0 || !strings.Contains(r.stdout, dofacts.DefaultPoolTag) {
 		t.Errorf("diff = %d, want 0 and the default pool's tag handed over: %s", code, r)
 	}
 	if r, code := e.clusterplane("preview", resized); code != 0 || !strings.Contains(r.stdout+r.stderr, "rotation pool default") {
@@ -76,9 +76,9 @@ func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) 
 		t.Fatalf("after the rotation the cluster has pools %v, want one", poolsOf(after))
 	}
 	pool := after.NodePools[0]
-	if pool.ID == oldPool.ID || pool.Name != "default" || pool.Size != "s-4vcpu-8gb" || !slices.Contains(pool.Tags, defaultpool.Tag) {
+	if pool.ID == oldPool.ID || pool.Name != "default" || pool.Size != "s-4vcpu-8gb" || !slices.Contains(pool.Tags, dofacts.DefaultPoolTag) {
 		t.Errorf("the cluster's pool is %s %q of %s tagged %v; want a new pool (not %s) named default of s-4vcpu-8gb tagged %s",
-			pool.ID, pool.Name, pool.Size, pool.Tags, oldPool.ID, defaultpool.Tag)
+			pool.ID, pool.Name, pool.Size, pool.Tags, oldPool.ID, dofacts.DefaultPoolTag)
 	}
 	newSel, _ := drain.PoolSelector("digitalocean", "default", "")
 	waitPodsOn(t, cs, "shop", newSel, "default-surge", 4)
@@ -105,7 +105,7 @@ func checkTheStoppedRotationLeftBothPools(t *testing.T, e *env, cs kubernetes.In
 	if mid.ID != clusterID || fmt.Sprint(poolsOf(mid)) != "[default default-surge]" {
 		t.Errorf("after the stopped drain the cluster is %s with pools %v, want %s with default and default-surge", mid.ID, poolsOf(mid), clusterID)
 	}
-	if old := e.doPool(clusterID, "default"); old.ID != oldPoolID || !slices.Contains(old.Tags, defaultpool.Tag) {
+	if old := e.doPool(clusterID, "default"); old.ID != oldPoolID || !slices.Contains(old.Tags, dofacts.DefaultPoolTag) {
 		t.Errorf("after the stopped drain the default pool is %s tagged %v, want the old %s still tagged", old.ID, old.Tags, oldPoolID)
 	}
 	for node, cordoned := range nodesOf(t, cs, oldSel) {

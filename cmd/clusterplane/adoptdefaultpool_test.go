@@ -12,7 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/internal/seed"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -52,15 +52,15 @@ func TestAdoptTagsTheManifestsDefaultPoolOfADoctlClusterOfSeveralPoolsAndSaysSo(
 	}
 	live, _ := do.Cluster(id)
 	for _, p := range live.NodePools {
-		if got := slices.Contains(p.Tags, defaultpool.Tag); got != (p.Name == "default") {
-			t.Errorf("pool %s tagged %s: %t, want it on the manifest's default pool only", p.Name, defaultpool.Tag, got)
+		if got := slices.Contains(p.Tags, dofacts.DefaultPoolTag); got != (p.Name == "default") {
+			t.Errorf("pool %s tagged %s: %t, want it on the manifest's default pool only", p.Name, dofacts.DefaultPoolTag, got)
 		}
 	}
-	if !strings.Contains(stdout.String(), "was tagged "+defaultpool.Tag) {
+	if !strings.Contains(stdout.String(), "was tagged "+dofacts.DefaultPoolTag) {
 		t.Errorf("adopt does not say it tagged the default pool:\n%s", stdout.String())
 	}
 	// The summary counts the tag it put on, and says nothing else changed, not "none changed".
-	if want := "; 1 pool tagged " + defaultpool.Tag + ", nothing else changed in the cloud"; !strings.Contains(stdout.String(), want) ||
+	if want := "; 1 pool tagged " + dofacts.DefaultPoolTag + ", nothing else changed in the cloud"; !strings.Contains(stdout.String(), want) ||
 		strings.Contains(stdout.String(), "none changed in the cloud") {
 		t.Errorf("adopt's summary does not count the pool it tagged (%q):\n%s", want, stdout.String())
 	}

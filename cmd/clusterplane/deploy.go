@@ -10,10 +10,8 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
-	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
@@ -195,11 +193,11 @@ func (f *factory) backend(o *deployOptions) (stackstate.Backend, error) {
 
 // runOp is how a deploy command runs the pipeline (pipeline.Run) and renders its outcomes (-o).
 type runOp struct {
-	name operation.Name
+	// step is the operation each stack gets, and names the run.
+	step pipeline.Step
 	// skipBlocked skips the dependants of a blocked stack (dependants first is the operation's:
 	// operation.Name.Reverse).
 	skipBlocked bool
-	op          func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome
 	// render prints the outcomes in text; nil for the table. summary ends its text with the
 	// table's summary line (adopt: its lines say each stack, the summary counts them).
 	render  func(w io.Writer, outcomes []outcome.Outcome)
@@ -237,15 +235,15 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	ctx, stop := cli.Interruptible()
 	defer stop()
 	start := time.Now()
-	outcomes, err := pipeline.Run(ctx, pipeline.Request{Operation: r.name, Paths: o.files, Files: f.files(o),
+	outcomes, err := pipeline.Run(ctx, pipeline.Request{Op: r.step, Paths: o.files, Files: f.files(o),
 		Backend: func() (stackstate.Backend, error) { return f.backend(o) },
 		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout,
 		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.streams(o).For,
-		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})
+		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }})
 	f.streams(o).Flush()
 	if err != nil && outcomes == nil {
 		// Nothing ran: the report file still says so (no row) instead of keeping an older run's.
-		if werr := f.writeReportFile(o, runreport.NewReport(r.name, nil), nil); werr != nil {
+		if werr := f.writeReportFile(o, runreport.NewReport(r.step.Operation(), nil), nil); werr != nil {
 			f.printError(werr)
 		}
 		return f.exit(nil, err)

@@ -9,11 +9,10 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
-	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
-	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
@@ -99,13 +98,9 @@ func previewRun(opts *previewOptions) error {
 			return errors.New("--save-plan saves every stack's plan: it does not go with --changed-since")
 		}
 		o.deep = true // a plan holds every stack's steps: none is left out as unchanged
-		return f.runDeploy(o, runOp{name: operation.Preview, finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			return d.PreviewPlan(ctx, t)
-		}})
+		return f.runDeploy(o, runOp{step: pipeline.PreviewPlan(), finish: savePlan(opts.savePlan)})
 	}
-	return f.runDeploy(o, runOp{name: operation.Preview, pace: queue.Reading(o.refresh), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-		return d.Preview(ctx, t, deploy.PreviewOptions{NoRefresh: !o.refresh})
-	}})
+	return f.runDeploy(o, runOp{step: pipeline.Preview(deploy.PreviewOptions{NoRefresh: !o.refresh}), pace: queue.Reading(o.refresh)})
 }
 
 type upOptions struct {
@@ -176,18 +171,15 @@ func upRun(opts *upOptions) error {
 			return err
 		}
 		o.deep = true // the plan's guard previews every stack afresh
-		return f.runDeploy(o, runOp{name: operation.Up, skipBlocked: true, whole: true, pace: queue.Refreshing, guard: deploy.PlanGuard(p, *opts.allowReplace, o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			return d.Up(ctx, t, deploy.UpOptions{Yes: true, AllowReplace: *opts.allowReplace, Planned: p.Stack(t.Key())})
-		}})
+		return f.runDeploy(o, runOp{step: pipeline.UpPlan(p.Stack, deploy.UpOptions{Yes: true, AllowReplace: *opts.allowReplace}),
+			skipBlocked: true, whole: true, pace: queue.Refreshing, guard: deploy.PlanGuard(p, *opts.allowReplace, o.parallel, o.timeout)})
 	}
 	if len(o.files) == 0 {
 		return errors.New("up takes the manifests to deploy (FILE|DIR...), or --plan FILE")
 	}
-	return f.runDeploy(o, runOp{name: operation.Up, skipBlocked: true, pace: queue.Reading(o.refresh), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, AllowReplace: *opts.allowReplace, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploytarget.Target, r stackstate.Result) bool {
-			return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
-		}})
-	}})
+	return f.runDeploy(o, runOp{step: pipeline.Up(deploy.UpOptions{Yes: opts.yes, AllowReplace: *opts.allowReplace, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploytarget.Target, r stackstate.Result) bool {
+		return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
+	}}), skipBlocked: true, pace: queue.Reading(o.refresh)})
 }
 
 type refreshOptions struct {
@@ -229,9 +221,7 @@ func refreshRun(opts *refreshOptions) error {
 		}
 	}
 	refresh := deploy.RefreshOptions{ImportPendingCreates: opts.imports, ClearPendingCreates: opts.clearPending}
-	return f.runDeploy(o, runOp{name: operation.Refresh, pace: queue.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-		return d.Refresh(ctx, t, refresh)
-	}})
+	return f.runDeploy(o, runOp{step: pipeline.Refresh(refresh), pace: queue.Refreshing})
 }
 
 type driftOptions struct {
@@ -266,10 +256,7 @@ deployed says not deployed), 3 with drift (or pending, with --fail-on-pending), 
 }
 
 func driftRun(opts *driftOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: operation.Drift, pace: queue.Refreshing,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			return runreport.PendingFails(d.Drift(ctx, t), opts.failOnPending)
-		}})
+	return opts.f.runDeploy(&opts.deployOptions, runOp{step: pipeline.Drift(opts.failOnPending), pace: queue.Refreshing})
 }
 
 type statusOptions struct {
@@ -314,11 +301,7 @@ func statusRun(opts *statusOptions) error {
 	}
 	pace := queue.Reading(opts.drift) // status --drift refreshes as drift does
 	text := func(w io.Writer, outcomes []outcome.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: operation.Status, render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
-				Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, d.Backend, key) }})
-		}})
+	return opts.f.runDeploy(&opts.deployOptions, runOp{step: pipeline.Status(opts.drift), render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift})
 }
 
 type destroyOptions struct {
@@ -364,9 +347,7 @@ func destroyRun(opts *destroyOptions) error {
 	stillReferenced := func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 		return f.files(&opts.deployOptions).DestroyGuard(ctx, b, opts.files, targets)
 	}
-	return f.runDeploy(&opts.deployOptions, runOp{name: operation.Destroy, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-		return d.Destroy(ctx, t, destroy)
-	}})
+	return f.runDeploy(&opts.deployOptions, runOp{step: pipeline.Destroy(destroy), guard: stillReferenced})
 }
 
 type kubeconfigOptions struct {
@@ -387,10 +368,7 @@ func newCmdKubeconfig(f *factory, runF func(*kubeconfigOptions) error) *cobra.Co
 }
 
 func kubeconfigRun(opts *kubeconfigOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: operation.Kubeconfig, render: render.Kubeconfig, verbatim: true,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			return d.Kubeconfig(ctx, t)
-		}})
+	return opts.f.runDeploy(&opts.deployOptions, runOp{step: pipeline.Kubeconfig(), render: render.Kubeconfig, verbatim: true})
 }
 
 type adoptOptions struct {
@@ -444,7 +422,8 @@ where a cloud names a pool only within its cluster.`,
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: operation.Adopt, render: render.Adopt, summary: true, skipBlocked: true, pace: queue.Adopting,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{step: pipeline.Adopt(func(key string) string { return ids[key] }, deploy.AdoptOptions{Exact: opts.exact}),
+		render: render.Adopt, summary: true, skipBlocked: true, pace: queue.Adopting,
 		guard: func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {
@@ -454,8 +433,5 @@ func adoptRun(opts *adoptOptions) error {
 				return nil, err
 			}
 			return nil, nil
-		},
-		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact})
 		}})
 }

@@ -23,7 +23,7 @@ import (
 // Everything it prints is redacted (see redactor), but for what a command prints as the user's
 // data, verbatim: a kubeconfig.
 func (f *factory) report(r runOp, o *deployOptions, outcomes []outcome.Outcome, took time.Duration) (failed error) {
-	report := render.Report(r.name, outcomes, f.prices)
+	report := render.Report(r.step.Operation(), outcomes, f.prices)
 	if err := f.writeReportFile(o, report, outcomes); err != nil {
 		f.printError(err) // said, and the report still printed: the run's outcome is not lost with the file
 		defer func() { failed = cli.Exit(exitcode.Invalid) }()

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
-	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
@@ -61,11 +59,11 @@ func TestChangedSinceRunsTheManifestsChangedAndTheStacksReferencingThem(t *testi
 			tt.edit(t, dir)
 			b := deploytest.New()
 			var said []string
-			outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "preview", Paths: []string{dir}, ChangedSince: "HEAD",
+			outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Paths: []string{dir}, ChangedSince: "HEAD",
 				Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute,
-				Say: func(line string) { said = append(said, line) }, Op: func(context.Context, *deploy.Deployer, deploytarget.Target) outcome.Outcome {
+				Say: func(line string) { said = append(said, line) }, Op: preview.Around(func(pipeline.Call) outcome.Outcome {
 					return outcome.Outcome{Status: outcome.Done, Reason: "ran"}
-				}})
+				})})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +88,7 @@ func TestChangedSinceRunsTheManifestsChangedAndTheStacksReferencingThem(t *testi
 
 func TestChangedSinceACommitGitDoesNotKnowIsAMistakeOfTheCommandLine(t *testing.T) {
 	dir := gitRepo(t, map[string]string{"a.yaml": clusterText("a", "prod")})
-	_, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "preview", Paths: []string{dir}, ChangedSince: "no-such-branch",
+	_, err := pipeline.Run(context.Background(), pipeline.Request{Paths: []string{dir}, ChangedSince: "no-such-branch",
 		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return deploytest.New(), nil }, Op: preview})
 	var args *pipeline.ArgsError
 	if !errors.As(err, &args) || !strings.Contains(err.Error(), `"no-such-branch": git knows no such commit`) {

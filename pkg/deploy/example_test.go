@@ -11,7 +11,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
-	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
@@ -25,14 +24,11 @@ func ExampleRun() {
 	}
 	backend := deploytest.New()
 	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{
-		Operation: "preview",
-		Paths:     []string{"../../examples/digitaloceankubernetescluster/minimal.yaml"},
-		Files:     deploytarget.Files{Kinds: registry.Kinds()},
-		Backend:   func() (stackstate.Backend, error) { return backend, nil },
-		Parallel:  1,
-		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			return d.Preview(ctx, t, deploy.PreviewOptions{})
-		},
+		Paths:    []string{"../../examples/digitaloceankubernetescluster/minimal.yaml"},
+		Files:    deploytarget.Files{Kinds: registry.Kinds()},
+		Backend:  func() (stackstate.Backend, error) { return backend, nil },
+		Parallel: 1,
+		Op:       pipeline.Preview(deploy.PreviewOptions{}),
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -19,9 +19,7 @@ import (
 )
 
 // preview is the operation the pipeline tests run: a preview of each stack on the fake backend.
-func preview(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-	return d.Preview(ctx, t, deploy.PreviewOptions{})
-}
+var preview = pipeline.Preview(deploy.PreviewOptions{})
 
 // writeFiles writes each text to a file of its name in a new folder, and returns the folder.
 func writeFiles(t *testing.T, texts map[string]string) string {
@@ -41,7 +39,7 @@ func TestThePipelineSaysEveryProblemOfTheInputBeforeAnyStackIsTouched(t *testing
 		"b.yaml": strings.Replace(clusterText("b", "prod"), "region: fra1", "region: frankfurt", 1),
 	})
 	b := deploytest.New()
-	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "preview", Paths: []string{dir},
+	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Paths: []string{dir},
 		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Op: preview})
 	var problems *deploytarget.ProblemsError
 	if !errors.As(err, &problems) || len(problems.Problems) != 2 {
@@ -64,8 +62,8 @@ func TestThePipelineRunsNoStackWhenAPolicyDeniesOneManifest(t *testing.T) {
 	}
 	b := deploytest.New()
 	var said []string
-	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "up", Paths: []string{dir},
-		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Policy: p, Parallel: 2, StackTimeout: time.Minute, Op: preview,
+	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Paths: []string{dir},
+		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Policy: p, Parallel: 2, StackTimeout: time.Minute, Op: pipeline.Up(deploy.UpOptions{}),
 		Say: func(line string) { said = append(said, line) }})
 	var denied *pipeline.PolicyDeniedError
 	if !errors.As(err, &denied) {
@@ -95,15 +93,15 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"a.yaml": clusterText("a", "prod"), "b.yaml": clusterText("b", "prod")})
 	b := deploytest.New()
 	ran := 0
-	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "up", Paths: []string{dir},
+	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Paths: []string{dir},
 		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Whole: true,
 		Guard: func(_ context.Context, _ stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 			return map[string]error{targets[0].Key(): errors.New("moved since the plan")}, nil
 		},
-		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+		Op: pipeline.Up(deploy.UpOptions{}).Around(func(c pipeline.Call) outcome.Outcome {
 			ran++
-			return preview(ctx, d, t)
-		}})
+			return c.Run()
+		})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,15 +38,14 @@ func (s *service) cli(name operation.Name, nodes int) {
 		s.t.Fatal(err)
 	}
 	kinds := registry.Kinds()
-	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: name, Paths: []string{file},
+	r := pipeline.Request{Op: pipeline.Up(deploy.UpOptions{Yes: true}), Paths: []string{file},
 		Files:   deploytarget.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds},
 		Backend: func() (stackstate.Backend, error) { return s.backend, nil }, Parallel: 1, StackTimeout: time.Minute,
-		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			if name == operation.Destroy {
-				return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
-			}
-			return d.Up(ctx, t, deploy.UpOptions{Yes: true})
-		}})
+	}
+	if name == operation.Destroy {
+		r.Op = pipeline.Destroy(deploy.DestroyOptions{Remove: true})
+	}
+	outcomes, err := pipeline.Run(context.Background(), r)
 	if err != nil || len(outcomes) != 1 || outcomes[0].Status != outcome.Done {
 		s.t.Fatalf("the CLI's %s: %v %v", name, outcomes, err)
 	}

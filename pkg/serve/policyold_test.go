@@ -7,7 +7,6 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
@@ -78,11 +77,11 @@ func deniedAtDeployTime(t *testing.T, s *service, clusterID, text string, p *pol
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = pipeline.Run(ctx, pipeline.Request{Operation: "status", Manifests: []deploytarget.Manifest{{Target: target, Data: data}},
+	_, err = pipeline.Run(ctx, pipeline.Request{Manifests: []deploytarget.Manifest{{Target: target, Data: data}},
 		Files: deploytarget.Files{Kinds: registry.Kinds()}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
-		Policy: p, Parallel: 1, Op: func(context.Context, *deploy.Deployer, deploytarget.Target) outcome.Outcome {
+		Policy: p, Parallel: 1, Op: pipeline.Status(false).Around(func(pipeline.Call) outcome.Outcome {
 			return outcome.Outcome{Status: outcome.Done}
-		}})
+		})})
 	var denied *pipeline.PolicyDeniedError
 	if err != nil && !errors.As(err, &denied) {
 		t.Fatal(err)

@@ -730,11 +730,9 @@ func TestAStackMadeOutsideTheAPIIsNeverTakenOver(t *testing.T) {
 			t.Fatal(err)
 		}
 		kinds := registry.Kinds()
-		outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "up", Paths: []string{file},
+		outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Paths: []string{file},
 			Files: deploytarget.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
-			Parallel: 1, StackTimeout: time.Minute, Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-				return d.Up(ctx, t, deploy.UpOptions{Yes: true})
-			}})
+			Parallel: 1, StackTimeout: time.Minute, Op: pipeline.Up(deploy.UpOptions{Yes: true})})
 		if err != nil || len(outcomes) != 1 || outcomes[0].Status != outcome.Done {
 			t.Fatalf("the CLI's up: %v %v", outcomes, err)
 		}

@@ -16,6 +16,7 @@ import (
 	dcv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
@@ -111,7 +112,7 @@ func TestEachManifestIsPricedFromTheTableWithItsDate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			input := tt.input(t)
-			if d, ok := stackinput.Cloud(input); !ok || string(d.ID()) != tt.cloud {
+			if d, ok := cloudlist.OfInput(input); !ok || string(d.ID()) != tt.cloud {
 				t.Fatalf("cloud %v, want %q", d, tt.cloud)
 			}
 			e := cost.Of(input, clouds.Prices(tt.cloud))

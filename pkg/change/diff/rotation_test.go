@@ -13,7 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -48,7 +48,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 			actions: append(append([]string{}, hop...), rotation.StepRename),
 			pools:   []string{"default-surge", "default-surge", "default", "default", "default", "default-surge"},
 			costs:   []float64{144, 144, 144, 144, 96, 96},
-			last:    defaultpool.Tag},
+			last:    dofacts.DefaultPoolTag},
 		{name: "a Civo pool that keeps its name goes through a surge pool and back",
 			kind: civoPool, table: civoPool.Effects, cloud: "civo",
 			change:  cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large"; s.Rollout = rotate() }),

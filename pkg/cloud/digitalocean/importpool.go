@@ -5,11 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/pkg/errors"
 )
 
-// An import of a cluster with several pools needs the default pool tagged (package defaultpool
+// An import of a cluster with several pools needs the default pool tagged (dofacts.DefaultPoolTag
 // says why): the write goes through Client, DigitalOcean's one pool client.
 
 // DefaultPoolResult says what EnsureDefaultPool did.
@@ -33,14 +33,14 @@ func (c *Client) EnsureDefaultPool(ctx context.Context, clusterID, poolName stri
 	pools := cl.NodePools
 	var tagged []string
 	for _, p := range pools {
-		if slices.Contains(p.Tags, defaultpool.Tag) {
+		if slices.Contains(p.Tags, dofacts.DefaultPoolTag) {
 			tagged = append(tagged, p.Name)
 		}
 	}
 	switch {
 	case len(tagged) > 1:
 		return DefaultPoolResult{}, errors.Errorf("DigitalOcean cluster %s has %d pools tagged %s (%s): the provider imports only one "+
-			"as the default pool; remove the tag from all but %s", clusterID, len(tagged), defaultpool.Tag, strings.Join(tagged, ", "), poolName)
+			"as the default pool; remove the tag from all but %s", clusterID, len(tagged), dofacts.DefaultPoolTag, strings.Join(tagged, ", "), poolName)
 	case len(tagged) == 1 || len(pools) < 2:
 		return DefaultPoolResult{}, nil
 	}
@@ -50,7 +50,7 @@ func (c *Client) EnsureDefaultPool(ctx context.Context, clusterID, poolName stri
 		}
 		// The pool's tags as the cloud has them, plus the one the provider reads: the same request
 		// the provider sends for a cluster of one pool.
-		if err := c.TagPool(ctx, clusterID, p.ID, append(slices.Clone(p.Tags), defaultpool.Tag)); err != nil {
+		if err := c.TagPool(ctx, clusterID, p.ID, append(slices.Clone(p.Tags), dofacts.DefaultPoolTag)); err != nil {
 			return DefaultPoolResult{}, errors.Wrapf(err, "tag pool %s of DigitalOcean cluster %s as its default pool", poolName, clusterID)
 		}
 		return DefaultPoolResult{PoolID: p.ID}, nil

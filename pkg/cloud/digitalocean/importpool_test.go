@@ -11,7 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/internal/seed"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
@@ -34,9 +34,9 @@ func TestTheNamedPoolIsTaggedOnlyWhenTheProviderCouldNotImportTheClusterOtherwis
 		{name: "one pool is left to the provider, which tags it itself",
 			pools: []seed.Pool{{}}, pool: "web-default-pool"},
 		{name: "a pool tagged already is left as it is",
-			pools: []seed.Pool{{}, {Name: "batch", Count: 2, Tags: []string{defaultpool.Tag}}}, pool: "batch", tagged: "batch"},
+			pools: []seed.Pool{{}, {Name: "batch", Count: 2, Tags: []string{dofacts.DefaultPoolTag}}}, pool: "batch", tagged: "batch"},
 		{name: "two pools tagged is an error naming both",
-			pools: []seed.Pool{{Tags: []string{defaultpool.Tag}}, {Name: "batch", Count: 2, Tags: []string{defaultpool.Tag}}},
+			pools: []seed.Pool{{Tags: []string{dofacts.DefaultPoolTag}}, {Name: "batch", Count: 2, Tags: []string{dofacts.DefaultPoolTag}}},
 			pool:  "batch", wantErr: "web-default-pool, batch"},
 		{name: "no pool of the manifest's name is an error naming the pools",
 			pools: []seed.Pool{{}, {Name: "batch", Count: 2}}, pool: "apps", wantErr: "its pools are web-default-pool, batch"},
@@ -67,9 +67,9 @@ func TestTheNamedPoolIsTaggedOnlyWhenTheProviderCouldNotImportTheClusterOtherwis
 			after, _ := do.Cluster(id)
 			for i, p := range after.NodePools {
 				b := before.NodePools[i]
-				want := tt.tagged == p.Name || slices.Contains(b.Tags, defaultpool.Tag)
-				if got := slices.Contains(p.Tags, defaultpool.Tag); got != want {
-					t.Errorf("pool %s tagged %s: %t, want %t (tags %v)", p.Name, defaultpool.Tag, got, want, p.Tags)
+				want := tt.tagged == p.Name || slices.Contains(b.Tags, dofacts.DefaultPoolTag)
+				if got := slices.Contains(p.Tags, dofacts.DefaultPoolTag); got != want {
+					t.Errorf("pool %s tagged %s: %t, want %t (tags %v)", p.Name, dofacts.DefaultPoolTag, got, want, p.Tags)
 				}
 				// Only the tag was added: the pool is otherwise as it was, its own tags kept.
 				if p.Size != b.Size || p.Count != b.Count || p.Name != b.Name || p.AutoScale != b.AutoScale {
@@ -83,7 +83,7 @@ func TestTheNamedPoolIsTaggedOnlyWhenTheProviderCouldNotImportTheClusterOtherwis
 			}
 			puts := do.Requests(http.MethodPut)
 			wantPuts := 0
-			if tt.wantErr == "" && tt.tagged != "" && !slices.Contains(poolNamed(before, tt.tagged).Tags, defaultpool.Tag) {
+			if tt.wantErr == "" && tt.tagged != "" && !slices.Contains(poolNamed(before, tt.tagged).Tags, dofacts.DefaultPoolTag) {
 				wantPuts = 1
 			}
 			if len(puts) != wantPuts || len(do.Requests(http.MethodPost))+len(do.Requests(http.MethodDelete)) != 0 {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 )
 
 // MarkTag is the prefix of the tag a pool rotation marks the pools it creates with, followed by
@@ -42,7 +42,7 @@ type Pools struct {
 	// count or autoscaling bounds, labels, taints, tags. Create sets its name.
 	New PoolRequest
 	// DefaultPool: the pool rotated is the cluster's default pool. Rename then also tags the new
-	// pool defaultpool.Tag, which the DigitalOcean provider's read of the cluster looks for among
+	// pool dofacts.DefaultPoolTag, which the DigitalOcean provider's read of the cluster looks for among
 	// the cluster's pools (resourceDigitalOceanKubernetesClusterRead in
 	// terraform-provider-digitalocean v2.75.0): tagged, the new pool is read as the cluster's
 	// node_pool and the cluster keeps its id. The old pool, which carried the tag, is deleted
@@ -69,7 +69,7 @@ func (p Pools) pools(ctx context.Context) ([]NodePool, error) {
 	return p.Client.NodePools(ctx, p.Cluster)
 }
 
-// Tagged is the id of the cluster's pool that carries defaultpool.Tag: the default pool as the
+// Tagged is the id of the cluster's pool that carries dofacts.DefaultPoolTag: the default pool as the
 // provider reads it. An error when none or several do: the provider could not tell.
 func (p Pools) Tagged(ctx context.Context) (string, error) {
 	list, err := p.pools(ctx)
@@ -78,7 +78,7 @@ func (p Pools) Tagged(ctx context.Context) (string, error) {
 	}
 	var ids, names []string
 	for _, pool := range list {
-		if slices.Contains(pool.Tags, defaultpool.Tag) {
+		if slices.Contains(pool.Tags, dofacts.DefaultPoolTag) {
 			ids, names = append(ids, pool.ID), append(names, pool.Name)
 		}
 	}
@@ -87,10 +87,10 @@ func (p Pools) Tagged(ctx context.Context) (string, error) {
 		return ids[0], nil
 	case 0:
 		return "", errors.Errorf("no node pool of cluster %s carries the tag %s: the provider cannot tell its default pool",
-			p.Cluster, defaultpool.Tag)
+			p.Cluster, dofacts.DefaultPoolTag)
 	}
 	return "", errors.Errorf("pools %s of cluster %s all carry the tag %s: the provider reads only one as the default pool; "+
-		"remove the tag from all but one", strings.Join(names, ", "), p.Cluster, defaultpool.Tag)
+		"remove the tag from all but one", strings.Join(names, ", "), p.Cluster, dofacts.DefaultPoolTag)
 }
 
 // Find is the id of the cluster's pool named name that carries mark's tag; a
@@ -112,7 +112,7 @@ func (p Pools) Create(ctx context.Context, name, mark string) (string, error) {
 	req.Name = name
 	// The surge pool must not carry the default pool's tag while the old one does: the provider
 	// would find two default pools.
-	req.Tags = slices.DeleteFunc(slices.Clone(req.Tags), func(t string) bool { return t == defaultpool.Tag })
+	req.Tags = slices.DeleteFunc(slices.Clone(req.Tags), func(t string) bool { return t == dofacts.DefaultPoolTag })
 	req.Tags = append(req.Tags, MarkTag+mark)
 	pool, err := p.Client.CreatePool(ctx, p.Cluster, req)
 	if err != nil {
@@ -166,13 +166,13 @@ func (p Pools) Delete(ctx context.Context, id string) error {
 }
 
 // Rename renames the pool in place; DigitalOcean's update takes the pool's count with its name.
-// It drops the rotation's mark tag, and for the default pool adds defaultpool.Tag.
+// It drops the rotation's mark tag, and for the default pool adds dofacts.DefaultPoolTag.
 func (p Pools) Rename(ctx context.Context, id, name string) error {
 	pool, err := p.Client.Pool(ctx, p.Cluster, id)
 	if err != nil {
 		return errors.Wrapf(err, "read node pool %s of cluster %s", id, p.Cluster)
 	}
-	tagged := !p.DefaultPool || slices.Contains(pool.Tags, defaultpool.Tag)
+	tagged := !p.DefaultPool || slices.Contains(pool.Tags, dofacts.DefaultPoolTag)
 	marked := slices.ContainsFunc(pool.Tags, func(t string) bool { return strings.HasPrefix(t, MarkTag) })
 	if pool.Name == name && tagged && !marked {
 		return nil
@@ -185,17 +185,17 @@ func (p Pools) Rename(ctx context.Context, id, name string) error {
 		// with the tag). The manifest's own tags (labels.Standard's at least) are always there,
 		// so the list is never empty, which the update would leave out and so keep the mark.
 		for _, t := range pool.Tags {
-			if t != "k8s" && !strings.HasPrefix(t, "k8s:") && !strings.HasPrefix(t, MarkTag) && t != defaultpool.Tag {
+			if t != "k8s" && !strings.HasPrefix(t, "k8s:") && !strings.HasPrefix(t, MarkTag) && t != dofacts.DefaultPoolTag {
 				req.Tags = append(req.Tags, t)
 			}
 		}
 		if p.DefaultPool {
-			req.Tags = append(req.Tags, defaultpool.Tag)
+			req.Tags = append(req.Tags, dofacts.DefaultPoolTag)
 		}
 	}
 	if _, err := p.Client.UpdatePool(ctx, p.Cluster, id, req); err != nil {
 		if p.DefaultPool {
-			return errors.Wrapf(err, "rename node pool %s of cluster %s to %s and tag it %s", id, p.Cluster, name, defaultpool.Tag)
+			return errors.Wrapf(err, "rename node pool %s of cluster %s to %s and tag it %s", id, p.Cluster, name, dofacts.DefaultPoolTag)
 		}
 		return errors.Wrapf(err, "rename node pool %s of cluster %s to %s", id, p.Cluster, name)
 	}

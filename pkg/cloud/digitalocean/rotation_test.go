@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/digitalocean/godo"
 )
@@ -26,7 +26,7 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 	ctx := context.Background()
 	do := fakedo.New(t, "do-token")
 	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
-		{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{"team:web", defaultpool.Tag}},
+		{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{"team:web", dofacts.DefaultPoolTag}},
 		{Name: "batch", Size: "s-2vcpu-4gb", Count: 1},
 	}})
 	client, err := poolClient(do.URL())
@@ -34,7 +34,7 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := digitalocean.Pools{Client: client, Cluster: cid, DefaultPool: true,
-		New: digitalocean.PoolRequest{Size: "s-4vcpu-8gb", Count: 2, Tags: []string{"team:web", defaultpool.Tag}}}
+		New: digitalocean.PoolRequest{Size: "s-4vcpu-8gb", Count: 2, Tags: []string{"team:web", dofacts.DefaultPoolTag}}}
 	old, _ := do.PoolNamed(cid, "default")
 	if id, err := p.Tagged(ctx); err != nil || id != old.ID {
 		t.Fatalf("the tagged pool = %q, %v; want %s", id, err, old.ID)
@@ -47,8 +47,8 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	surge, _ := do.Pool(cid, id)
-	if slices.Contains(surge.Tags, defaultpool.Tag) || !slices.Contains(surge.Tags, "team:web") || surge.Size != "s-4vcpu-8gb" {
-		t.Errorf("the surge pool is %s with tags %v, want s-4vcpu-8gb with team:web and without %s", surge.Size, surge.Tags, defaultpool.Tag)
+	if slices.Contains(surge.Tags, dofacts.DefaultPoolTag) || !slices.Contains(surge.Tags, "team:web") || surge.Size != "s-4vcpu-8gb" {
+		t.Errorf("the surge pool is %s with tags %v, want s-4vcpu-8gb with team:web and without %s", surge.Size, surge.Tags, dofacts.DefaultPoolTag)
 	}
 	if tagged, err := p.Tagged(ctx); err != nil || tagged != old.ID {
 		t.Errorf("while both pools run the tagged pool = %q, %v; want the old %s", tagged, err, old.ID)
@@ -65,16 +65,16 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 		}
 	}
 	renamed, _ := do.Pool(cid, id)
-	if renamed.Name != "default" || !slices.Contains(renamed.Tags, defaultpool.Tag) || !slices.Contains(renamed.Tags, "team:web") ||
+	if renamed.Name != "default" || !slices.Contains(renamed.Tags, dofacts.DefaultPoolTag) || !slices.Contains(renamed.Tags, "team:web") ||
 		slices.Contains(renamed.Tags, digitalocean.MarkTag+"0123456789ab-ba9876543210") {
 		t.Errorf("the new pool is %s with tags %v, want default with team:web and %s, without the rotation's mark", renamed.Name,
-			renamed.Tags, defaultpool.Tag)
+			renamed.Tags, dofacts.DefaultPoolTag)
 	}
 	if tagged, err := p.Tagged(ctx); err != nil || tagged != id {
 		t.Errorf("after the rename the tagged pool = %q, %v; want the new %s", tagged, err, id)
 	}
 	batch, _ := do.PoolNamed(cid, "batch")
-	do.EditPool(cid, batch.ID, func(bp *godo.KubernetesNodePool) { bp.Tags = append(bp.Tags, defaultpool.Tag) })
+	do.EditPool(cid, batch.ID, func(bp *godo.KubernetesNodePool) { bp.Tags = append(bp.Tags, dofacts.DefaultPoolTag) })
 	if _, err := p.Tagged(ctx); err == nil || !strings.Contains(err.Error(), "all carry the tag") {
 		t.Errorf("with two pools tagged, Tagged = %v, want it refused", err)
 	}
@@ -86,7 +86,7 @@ func TestARenameOfAnotherPoolSendsNoTags(t *testing.T) {
 	ctx := context.Background()
 	do := fakedo.New(t, "do-token")
 	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
-		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{defaultpool.Tag}},
+		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{dofacts.DefaultPoolTag}},
 		{Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"team:web"}},
 	}})
 	client, err := poolClient(do.URL())
@@ -100,7 +100,7 @@ func TestARenameOfAnotherPoolSendsNoTags(t *testing.T) {
 	if body := do.LastBody(t, "PUT", "/v2/kubernetes/clusters/"); body["tags"] != nil || body["name"] != "workers" {
 		t.Errorf("the rename sent %v, want the name and no tags", body)
 	}
-	if got, _ := do.Pool(cid, surge.ID); slices.Contains(got.Tags, defaultpool.Tag) {
+	if got, _ := do.Pool(cid, surge.ID); slices.Contains(got.Tags, dofacts.DefaultPoolTag) {
 		t.Errorf("a pool that is not the default pool took its tag: %v", got.Tags)
 	}
 }
@@ -111,7 +111,7 @@ func TestARenameDropsTheRotationsMark(t *testing.T) {
 	ctx := context.Background()
 	do := fakedo.New(t, "do-token")
 	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
-		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{defaultpool.Tag}},
+		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{dofacts.DefaultPoolTag}},
 		{Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"team:web", digitalocean.MarkTag + "0123456789ab-ba9876543210"}},
 	}})
 	client, err := poolClient(do.URL())

@@ -6,7 +6,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
@@ -151,7 +151,7 @@ func addCluster(l cloud.Listing, cl Cluster) {
 		// The provider reads the pool tagged as the default one into the cluster's nodePool
 		// (flattenNodePool, digitalocean/kubernetes/kubernetes.go), with its id.
 		for _, t := range p.Tags {
-			if t == defaultpool.Tag {
+			if t == dofacts.DefaultPoolTag {
 				def := map[string]any{"id": p.ID}
 				for k, v := range pool {
 					def[k] = v

@@ -23,6 +23,18 @@ var _ cloudfacts.Cloud = Facts{}
 // ID is DigitalOcean's.
 func (Facts) ID() cloudfacts.ID { return ID }
 
+// DefaultPoolTag is the tag by which DigitalOcean's provider reads a cluster's default node pool
+// (terraform-provider-digitalocean, resource_kubernetes_node_pool.go,
+// DigitaloceanKubernetesDefaultNodePoolTag). The provider imports a cluster only when exactly one
+// of its pools carries it (resourceDigitalOceanKubernetesClusterImportState in v2.75.0,
+// digitalocean/kubernetes/resource_kubernetes_cluster.go): with one pool it adds the tag itself,
+// with several untagged pools it refuses. Clusters made by doctl or the control panel carry no
+// such tag, so adopting one with extra pools tags the pool the manifest names as its default pool
+// first (the driver's EnsureDefaultPool; a tag changes nothing else on a pool). The fleet scan
+// reads the tagged pool as the cluster's nodePool, and a rotated default pool must carry it for the
+// cluster to keep its id (the kinds' effects give it to pkg/change/rotation).
+const DefaultPoolTag = "terraform:default-node-pool"
+
 // The environment variables an empty provider config's token and API URL fall back to, as the
 // DigitalOcean provider plugin's own do.
 const (

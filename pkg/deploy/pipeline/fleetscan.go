@@ -35,7 +35,7 @@ import (
 func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) map[string]deploy.Scanned {
 	rr, ok := b.(deploy.RecordReader)
 	if !ok {
-		r.say(string(r.Operation) + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
+		r.say(string(r.Op.Operation()) + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
 		return nil
 	}
 	s := r.Scanner
@@ -76,8 +76,8 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 		}
 	}
 	c.requests = s.Requests()
-	line := c.line(r.Operation)
-	switch r.Operation {
+	line := c.line(r.Op.Operation())
+	switch r.Op.Operation() {
 	case operation.Drift, operation.Status: // status --drift
 		if unheld := unmanaged(s.Unheld()); len(unheld) > 0 {
 			r.say(line)

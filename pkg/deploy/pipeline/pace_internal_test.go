@@ -175,7 +175,7 @@ func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *test
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var said []string
-			r := Request{Operation: "drift", Pace: queue.Refreshing, Say: func(line string) { said = append(said, line) }}
+			r := Request{Op: Drift(false), Pace: queue.Refreshing, Say: func(line string) { said = append(said, line) }}
 			r.pacer(clusters, tt.scanned, tt.kept, nil)
 			if got := strings.Join(said, "\n"); got != tt.want {
 				t.Errorf("said:\n%s\nwant:\n%s", got, tt.want)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
@@ -30,9 +31,10 @@ import (
 // and every other way in (an API, a bot), fills one and calls Run; none repeats the order of the
 // checks.
 type Request struct {
-	// Operation names the run in what it says and decides the checks it takes (checksOffer,
-	// scans); Op is what runs.
-	Operation operation.Name
+	// Op is the operation each stack gets, made by its constructor (Preview, Up, ...) from that
+	// operation's options. Its name (Op.Operation) names the run in what it says and decides the
+	// checks it takes (checksOffer, scans) and the order (dependants first for destroy).
+	Op Step
 	// Paths are the files and folders given; Files says how they are read.
 	Paths []string
 	Files deploytarget.Files
@@ -68,7 +70,7 @@ type Request struct {
 	// the git work tree of the first path.
 	ChangedSince string
 	// SkipBlocked skips the dependants of a blocked stack. Whether dependants run first is the
-	// operation's (Operation.Reverse: destroy), never set beside it.
+	// operation's (operation.Name.Reverse: destroy), never set beside it.
 	SkipBlocked bool
 	// Guard, when set, refuses targets before anything runs: their keys and why. Whole says it
 	// refuses every target or none (a saved plan is applied whole).
@@ -79,11 +81,12 @@ type Request struct {
 	// Progress, given how many stacks run, is where each stack's engine progress goes
 	// (Deployer.Progress): several running at once are told apart by a prefix.
 	Progress func(stacks int) func(t deploytarget.Target) io.Writer
+	// Rotating, when set, is told each phase of a pool's rotation as an up runs it
+	// (Deployer.Rotating).
+	Rotating func(t deploytarget.Target, pool string, s rotation.State)
 	// Say is told, as they happen, what the user should read before the outcomes: policy
 	// warnings, a cloud that did not answer, a pace that slows the run. Nil says nothing.
 	Say func(line string)
-	// Op is the operation each stack gets.
-	Op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome
 
 	// changed are the files changed since ChangedSince, canonical (nil when not asked).
 	changed map[string]bool
@@ -120,7 +123,7 @@ func (e *ArgsError) Unwrap() error { return e.Err }
 // touched (a mistake of the paths as an *ArgsError); a policy's denial as the outcomes and a *PolicyDeniedError. Otherwise the outcomes
 // say what each stack did, and the error is nil.
 func Run(ctx context.Context, r Request) ([]outcome.Outcome, error) {
-	if r.Op == nil || r.Backend == nil {
+	if r.Op.run == nil || r.Backend == nil {
 		return nil, errors.New("pipeline.Run: the request needs an Op to run and a Backend to open")
 	}
 	texts := map[string][]byte{} // each manifest's text, for the lines of the fields a check names
@@ -184,14 +187,14 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 	if err != nil || denied != nil {
 		return denied, err
 	}
-	if checksOffer(r.Operation) {
+	if checksOffer(r.Op.Operation()) {
 		if err := r.checkBeforeEngine(ctx, b, sorted, texts); err != nil {
 			return nil, err
 		}
 	}
 	kept := r.changedOnly(sorted, deps)
 	var scanned map[string]deploy.Scanned
-	if !r.Deep && (r.Scan || scans(r.Operation)) {
+	if !r.Deep && (r.Scan || scans(r.Op.Operation())) {
 		scanned = r.scanFleet(ctx, b, keptOf(sorted, kept))
 	}
 	outcomes, err := r.runQueue(ctx, b, sorted, deps, scanned, kept)
@@ -337,12 +340,12 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 		}
 		return outcomes, nil
 	}
-	d := &deploy.Deployer{Backend: b, Throttled: deploy.CloudRetryAfter, Say: r.Say, Scanned: scanned}
+	d := &deploy.Deployer{Backend: b, Throttled: deploy.CloudRetryAfter, Say: r.Say, Scanned: scanned, Rotating: r.Rotating}
 	if r.Progress != nil {
 		d.Progress = r.Progress(len(sorted))
 	}
 	d.Pace = r.pacer(sorted, scanned, kept, refused)
-	q := queue.Queue{Parallel: r.Parallel, Reverse: r.Operation.Reverse(), StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
+	q := queue.Queue{Parallel: r.Parallel, Reverse: r.Op.Operation().Reverse(), StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
 		Recovery: d.Recovery}
 	return q.Run(ctx, sorted, deps, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 		if err := refused[t.Key()]; err != nil {
@@ -353,7 +356,7 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 			out.Target = t
 			return out
 		}
-		return r.Op(ctx, d, t)
+		return r.Op.run(ctx, d, t)
 	}), nil
 }
 
@@ -370,7 +373,7 @@ func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]deploy.S
 	})
 	for _, b := range p.Budgets() {
 		if b.Paced > 0 {
-			r.say(string(r.Operation) + " paces its requests to stay under the cloud's rate limit: " + b.String())
+			r.say(string(r.Op.Operation()) + " paces its requests to stay under the cloud's rate limit: " + b.String())
 		}
 	}
 	return p

@@ -22,10 +22,11 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/programinput"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -163,7 +164,7 @@ func Export(targets []deploytarget.Target, opts Options) ([]File, error) {
 // that holds it: the stack input's cloud asked of its driver. A stack input of no cloud a driver
 // knows is an error naming its kind, never another cloud's token.
 func tokenEnv(kind string, input proto.Message) (env, key string, err error) {
-	d, ok := stackinput.Cloud(input)
+	d, ok := cloudlist.OfInput(input)
 	if !ok {
 		return "", "", errors.Errorf("kind %s deploys to no cloud a driver knows: no token to give its stack", kind)
 	}
@@ -204,7 +205,7 @@ func export(t deploytarget.Target, names map[string]string, opts Options) (File,
 			"PULUMI_CONFIG_PASSPHRASE": secretRef(PassphraseKey),
 			tokenVar:                   secretRef(tokenKey),
 		},
-		"config":             map[string]any{stackinput.ConfigKey: string(input)},
+		"config":             map[string]any{programinput.ConfigKey: string(input)},
 		"serviceAccountName": opts.ServiceAccount,
 		"destroyOnFinalize":  !protected(t.Input),
 		"workspaceTemplate": map[string]any{"spec": map[string]any{

@@ -8,12 +8,12 @@ import (
 	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
 
@@ -73,7 +73,7 @@ func priceUnchanged(report runreport.Report, outcomes []outcome.Outcome, prices 
 		if !o.NotRun || o.Reason != deploy.Unchanged || o.Target.Input == nil || report.Stacks[i].Cost != nil {
 			continue
 		}
-		if d, ok := stackinput.Cloud(o.Target.Input); ok {
+		if d, ok := cloudlist.OfInput(o.Target.Input); ok {
 			d := cost.Compare(o.Target.Input, o.Target.Input, prices(string(d.ID())))
 			report.Stacks[i].Cost = &d
 		}

@@ -6,13 +6,13 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -229,7 +229,7 @@ func rowCosts(command operation.Name, o outcome.Outcome, prices func(cloud strin
 	if prices == nil || o.Target.Input == nil {
 		return nil, nil
 	}
-	d, ok := stackinput.Cloud(o.Target.Input)
+	d, ok := cloudlist.OfInput(o.Target.Input)
 	if !ok {
 		return nil, nil
 	}

@@ -12,12 +12,12 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/proto"
@@ -90,7 +90,7 @@ func pricer(input proto.Message, prices func(cloud string) cost.Prices) func(pro
 	if prices == nil || input == nil {
 		return none
 	}
-	d, ok := stackinput.Cloud(input)
+	d, ok := cloudlist.OfInput(input)
 	if !ok {
 		return none
 	}

@@ -5,10 +5,10 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // Rotations are the pool rotations the change from the manifest the stack last deployed to input
@@ -47,7 +47,7 @@ func (e *RotationError) Error() string {
 // cloud's driver.
 func rotationError(t deploytarget.Target, not []rotation.Rotation) *RotationError {
 	e := &RotationError{Rotations: not, Kind: t.Name}
-	if d, ok := stackinput.Cloud(t.Input); ok {
+	if d, ok := cloudlist.OfInput(t.Input); ok {
 		e.Cloud = d.Env().Name
 	}
 	return e

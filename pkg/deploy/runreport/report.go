@@ -6,13 +6,13 @@ import (
 	"slices"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/providers"
@@ -174,7 +174,7 @@ func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cos
 			// What an operation that did not end would have cost is no change to report.
 			continue
 		}
-		cloud, ok := stackinput.Cloud(o.Target.Input)
+		cloud, ok := cloudlist.OfInput(o.Target.Input)
 		if !ok {
 			continue
 		}

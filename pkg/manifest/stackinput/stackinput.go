@@ -1,7 +1,8 @@
 // Package stackinput finds, reads, parses and validates the stack input a program deploys: a
 // manifest and the provider credentials to deploy it with. It is the one front door for files,
-// standard input and the `stackInput` config value: bounded, strict, and it reports every mistake
-// of a file at once, each with its line, column and the path as the file writes it.
+// standard input and the text of a program's `stackInput` config value (which
+// pkg/pulumi/programinput reads): bounded, strict, and it reports every mistake of a file at
+// once, each with its line, column and the path as the file writes it.
 package stackinput
 
 import (
@@ -18,18 +19,14 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/pkg/errors"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
-// Where a stack input is looked for, in this order.
+// Where a stack input is looked for besides a program's config (pkg/pulumi/programinput).
 const (
-	// ConfigKey is the Pulumi config key holding the stack input as YAML or JSON text.
-	ConfigKey = "stackInput"
 	// FileEnv names a stack-input file.
 	FileEnv = "STACK_INPUT_FILE"
 	// Stdin is the file name that stands for standard input.
@@ -39,26 +36,9 @@ const (
 // MaxBytes is the largest stack input read: real ones are a few KiB.
 const MaxBytes = 4 << 20
 
-// DefaultFiles are read from the working directory when neither ConfigKey nor FileEnv is set.
+// DefaultFiles are read from the working directory when neither the config nor FileEnv names a
+// stack input.
 var DefaultFiles = []string{"stack-input.json", "stack-input.yaml", "stack-input.yml"}
-
-// Load fills input, a stack-input message, from the Pulumi config key stackInput, else the file
-// named by STACK_INPUT_FILE, else the first of DefaultFiles that exists, and validates it.
-func Load(ctx *pulumi.Context, input proto.Message) error {
-	if text := config.Get(ctx, ConfigKey); text != "" {
-		return Parse([]byte(text), "config "+ConfigKey, input)
-	}
-	if path := os.Getenv(FileEnv); path != "" {
-		return LoadFile(path, input)
-	}
-	for _, path := range DefaultFiles {
-		if _, err := os.Stat(path); err == nil {
-			return LoadFile(path, input)
-		}
-	}
-	return errors.Errorf("no stack input: set the Pulumi config key %q, set %s, or put one of %v in the working directory",
-		ConfigKey, FileEnv, DefaultFiles)
-}
 
 // LoadFile fills input from the YAML or JSON file at path ("-" for standard input) and
 // validates it.

@@ -7,8 +7,8 @@ import (
 	"reflect"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackref"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
@@ -148,7 +148,7 @@ func (s *Settings[P, C]) Input(ctx *pulumi.Context, owner, field string, ref *sh
 	if value, ok := s.Inputs[field]; ok {
 		return value.ToStringOutput(), nil
 	}
-	return reference.Resolve(ctx, owner, field, ref, defaultOutput, opts...)
+	return stackref.Resolve(ctx, owner, field, ref, defaultOutput, opts...)
 }
 
 // Register registers comp as a component of type typ named name and returns the options every

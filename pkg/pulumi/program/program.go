@@ -17,8 +17,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/programinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
@@ -64,7 +64,7 @@ func StartedByPulumi(getenv func(string) string) bool {
 // Stack is the Pulumi program: load the stack input, validate it, deploy it.
 func (p Program[T]) Stack(ctx *pulumi.Context) error {
 	input := p.NewInput()
-	if err := stackinput.Load(ctx, input); err != nil {
+	if err := programinput.Load(ctx, input); err != nil {
 		return err
 	}
 	if err := p.Resources(ctx, input); err != nil {

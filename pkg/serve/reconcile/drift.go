@@ -10,7 +10,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
-	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
@@ -212,16 +211,15 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 	if run == nil {
 		run = pipeline.Run
 	}
-	outcomes, err := run(ctx, pipeline.Request{Operation: operation.Status, Scan: true, Scanner: scanner, Manifests: manifests,
+	vouched := pipeline.Status(true).Around(func(c pipeline.Call) outcome.Outcome {
+		if !c.Scanned.Unchanged {
+			return outcome.NotRun(notVouched)
+		}
+		return c.Run()
+	})
+	outcomes, err := run(ctx, pipeline.Request{Op: vouched, Scan: true, Scanner: scanner, Manifests: manifests,
 		Files: deploytarget.Files{Kinds: w.Kinds}, Backend: w.Backend, Policy: w.Policy, Parallel: scanParallel,
-		StackTimeout: w.StackTimeout, SkipBlocked: true,
-		Op: func(ctx context.Context, dep *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			if !dep.Scanned[t.Key()].Unchanged {
-				return outcome.NotRun(notVouched)
-			}
-			return dep.Status(ctx, t, deploy.StatusOptions{Drift: true,
-				Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, dep.Backend, key) }})
-		}})
+		StackTimeout: w.StackTimeout, SkipBlocked: true})
 	if err != nil && w.Log != nil {
 		w.Log.Warn("the drift sweep's fleet scan did not run: each object gets a check of its own", "error", err.Error())
 	}
@@ -315,10 +313,7 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return nil // a worker's reconcile reports this as Invalid
 	}
-	out, err := w.run(ctx, operation.Status, m, func(ctx context.Context, dep *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-		return dep.Status(ctx, t, deploy.StatusOptions{Drift: true,
-			Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, dep.Backend, key) }})
-	})
+	out, err := w.run(ctx, m, pipeline.Request{Op: pipeline.Status(true)})
 	drifted := condition("Drifted", "Unknown", "CheckFailed", "the drift check did not run: "+reason(out, err))
 	if err == nil && out.Report != nil {
 		c := out.Report.Condition("Drifted")

@@ -24,7 +24,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
-	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -145,7 +144,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // its turn (River's snooze, no attempt spent) rather than fail.
 func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, m deploytarget.Manifest, platform string) (st store.ControllerStatus, busy bool) {
 	r := reconciled{w: w, o: o, platform: platform, attempt: job.Attempt}
-	up, err := w.run(ctx, operation.Up, m, r.op)
+	up, err := w.run(ctx, m, pipeline.Request{Op: r.step(), Rotating: r.rotating(ctx)})
 	if stackBusy(up) {
 		return st, true
 	}
@@ -185,26 +184,37 @@ type reconciled struct {
 	observed map[string]any
 }
 
-// op is the pipeline's operation of the reconcile; its outcome is up's.
-func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-	w, o := r.w, r.o
+// step is the pipeline's step of the reconcile: an up, whose outcome is the step's.
+func (r *reconciled) step() pipeline.Step {
 	// The API's write says yes to a change made in place, or to a pool's rotation, never to a
 	// replacement: a cluster or pool replaced takes its nodes (and a cluster its pools) with it,
 	// so the API leaves that to someone who means it (clusterplane up on the manifest).
-	d.Rotating = func(_ deploytarget.Target, pool string, state rotation.State) {
+	// AllowReplace is left empty: up refuses a replacement before the question (package
+	// replace), so the question is asked only of changes in place and of a pool's rotation (a
+	// surge pool, the old one drained onto it and deleted, where the engine would replace it).
+	opts := deploy.UpOptions{Interactive: true, Message: markOf(r.o), Confirm: func(deploytarget.Target, stackstate.Result) bool {
+		return true
+	}}
+	return pipeline.Up(opts).Around(r.around)
+}
+
+// rotating reports each phase of a pool's rotation as the object's status while the up runs it.
+func (r *reconciled) rotating(ctx context.Context) func(deploytarget.Target, string, rotation.State) {
+	w, o := r.w, r.o
+	return func(_ deploytarget.Target, pool string, state rotation.State) {
 		st := rotating(pool, state)
 		st.Metadata = metadata(o, r.platform, st.Metadata)
 		if err := w.setStatus(ctx, o, st); err != nil && w.Log != nil {
 			w.Log.Warn("could not report a rotation's phase", "kind", o.Type, "id", o.ID, "name", o.Name, "error", err.Error())
 		}
 	}
-	// AllowReplace is left empty: up refuses a replacement before the question (package
-	// replace), so the question is asked only of changes in place and of a pool's rotation (a
-	// surge pool, the old one drained onto it and deleted, where the engine would replace it).
-	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(deploytarget.Target, stackstate.Result) bool {
-		return true
-	}}
-	up := d.Up(ctx, t, opts)
+}
+
+// around runs the up, mends what an interrupted attempt left and runs it again, and after a
+// successful up reads the stack's status; its outcome is up's.
+func (r *reconciled) around(c pipeline.Call) outcome.Outcome {
+	w, o := r.w, r.o
+	up := c.Run()
 	var unasked *replace.UnaskedError
 	if errors.As(up.Err, &unasked) {
 		r.replaced = unasked.Replaced
@@ -213,8 +223,8 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 		// A retried job: the attempt before ended, or its worker died (its lease ran out, and a
 		// replica's rescuer gave the job back). What that attempt left on the stack is this
 		// job's to mend.
-		if taken := d.TakeOver(ctx, t); taken.Status == outcome.Done {
-			up = d.Up(ctx, t, opts)
+		if taken := c.TakeOver(); taken.Status == outcome.Done {
+			up = c.Run()
 		} else if w.Log != nil {
 			w.Log.Warn("could not mend what an interrupted operation left", "kind", o.Type, "id", o.ID, "name", o.Name,
 				"outcome", string(taken.Status), "error", redact.FromEnv().String(fmt.Sprint(taken.Err)))
@@ -222,12 +232,11 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 	}
 	if up.Status == outcome.Done {
 		// Drifted is read from the cloud, not assumed: up puts back what it can, but some
-		// changes made in the cloud are not up's to undo (pkg/deploy's drift says which). The
-		// fleet scan before up spoke of the stack before it: status reads it afresh.
-		d.Scanned = nil
-		status := d.Status(ctx, t, deploy.StatusOptions{Drift: true, Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, d.Backend, key) }})
+		// changes made in the cloud are not up's to undo (pkg/deploy's drift says which). An up
+		// that ran is one the fleet scan did not vouch for, so status reads the cloud afresh.
+		status := c.Status()
 		if status.Report != nil {
-			r.status, r.observed = status.Report, w.observed(ctx, t, status.Report.Outputs)
+			r.status, r.observed = status.Report, w.observed(c.Context(), c.Target, status.Report.Outputs)
 		}
 	}
 	return up
@@ -400,9 +409,7 @@ func interrupted(out outcome.Outcome) bool {
 
 // destroy destroys a deleted object's stack, then forgets the object.
 func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, m deploytarget.Manifest) error {
-	out, err := w.run(ctx, operation.Destroy, m, func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-		return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
-	})
+	out, err := w.run(ctx, m, pipeline.Request{Op: pipeline.Destroy(deploy.DestroyOptions{Remove: true})})
 	if err == nil && out.Status == outcome.Done {
 		return w.forget(ctx, job, o)
 	}
@@ -419,22 +426,21 @@ func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Obje
 	return w.retry(ctx, job, o, "destroy", st)
 }
 
-// run runs the pipeline's operation over the object's one manifest, read already: no file is
-// written or read.
-func (w *Worker) run(ctx context.Context, name operation.Name, m deploytarget.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome) (outcome.Outcome, error) {
+// run runs the pipeline over the object's one manifest, read already (no file is written or
+// read): r's step (Op) and its Rotating, the rest the worker's.
+func (w *Worker) run(ctx context.Context, m deploytarget.Manifest, r pipeline.Request) (outcome.Outcome, error) {
 	run := w.pipeline
 	if run == nil {
 		run = pipeline.Run
 	}
-	outcomes, err := run(ctx, pipeline.Request{Operation: name, Manifests: []deploytarget.Manifest{m},
+	outcomes, err := run(ctx, pipeline.Request{Op: r.Op, Rotating: r.Rotating, Manifests: []deploytarget.Manifest{m},
 		Files:   deploytarget.Files{Kinds: w.Kinds},
-		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true,
-		Op: op})
+		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true})
 	if len(outcomes) == 1 {
 		return outcomes[0], err
 	}
 	if err == nil {
-		err = errors.Errorf("%s ran %d stacks, not 1", name, len(outcomes))
+		err = errors.Errorf("%s ran %d stacks, not 1", r.Op.Operation(), len(outcomes))
 	}
 	return outcome.Outcome{Status: outcome.Failed, Reason: err.Error(), Err: err}, err
 }

@@ -6,7 +6,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
@@ -14,7 +14,7 @@ import (
 
 // readyImport readies a cluster of several pools for its import: the provider imports it only
 // when one pool carries terraform:default-node-pool, which clusters made by doctl or the console
-// lack (see pkg/cloud/digitalocean/defaultpool). The pool the manifest names as its default pool gets that tag, a
+// lack (see DefaultPoolTag in pkg/cloudfacts/digitalocean). The pool the manifest names as its default pool gets that tag, a
 // tag-only change, and nothing else is touched; a cluster the provider imports as it is asks
 // nothing.
 func readyImport(ctx context.Context, in proto.Message, clusterID string) (kinds.Readied, error) {
@@ -40,6 +40,6 @@ func readyImport(ctx context.Context, in proto.Message, clusterID string) (kinds
 	if res.PoolID == "" {
 		return kinds.Readied{}, nil
 	}
-	return kinds.Readied{Said: "pool " + res.PoolID + " was tagged " + defaultpool.Tag + ", which the provider imports the default pool by",
-		Thing: "pool", Change: "tagged " + defaultpool.Tag}, nil
+	return kinds.Readied{Said: "pool " + res.PoolID + " was tagged " + dofacts.DefaultPoolTag + ", which the provider imports the default pool by",
+		Thing: "pool", Change: "tagged " + dofacts.DefaultPoolTag}, nil
 }

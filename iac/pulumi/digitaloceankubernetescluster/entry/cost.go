@@ -8,7 +8,7 @@ import (
 
 // cost is what an operation on one cluster's stack sends DigitalOcean, as traced on the loopback
 // cloud. Adopting it (e2e TestAdoptSendsTheCloudsNoWriteButTheOnesTheProvidersCannotImportWithout):
-// the cluster read by the default-pool tag's check (pkg/cloud/digitalocean/defaultpool) or the provider's
+// the cluster read by the default-pool tag's check (the driver's EnsureDefaultPool) or the provider's
 // import, and that tag's PUT; then in adopt's preview and again in its up, the module's look-up of
 // the live version (digitaloceanprovider.LiveVersion: the account's clusters, 200 a page), two
 // reads of the cluster and one of its credentials. A drift (bench/takeover.sh): the look-up and

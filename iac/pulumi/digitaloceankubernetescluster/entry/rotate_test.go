@@ -10,7 +10,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/digitalocean/godo"
@@ -22,7 +22,7 @@ import (
 func TestTheDefaultPoolsRotationFindsTheTaggedPoolAndCreatesTheNewOneAsTheModuleWould(t *testing.T) {
 	do := fakedo.New(t, "do-token")
 	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
-		{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{defaultpool.Tag}},
+		{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{dofacts.DefaultPoolTag}},
 		{Name: "batch", Size: "s-2vcpu-4gb", Count: 1},
 	}})
 	do.Setenv(t, digitalocean.Env.TokenEnv, digitalocean.Env.URLEnv)

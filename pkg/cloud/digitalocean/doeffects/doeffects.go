@@ -7,7 +7,7 @@ package doeffects
 import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
@@ -27,8 +27,8 @@ var (
 		effects.Provider: "pulumi:providers:digitalocean",
 	}
 	// DOPoolMoves is how DigitalOcean's pools move in a rotation, for both kinds that hold pools:
-	// a pool is renamed in place, and the default pool is the one with defaultpool.Tag.
-	DOPoolMoves = effects.PoolMoves{Cloud: "DigitalOcean", Renames: true, DefaultPoolTag: defaultpool.Tag}
+	// a pool is renamed in place, and the default pool is the one with dofacts.DefaultPoolTag.
+	DOPoolMoves = effects.PoolMoves{Cloud: "DigitalOcean", Renames: true, DefaultPoolTag: dofacts.DefaultPoolTag}
 )
 
 const (
