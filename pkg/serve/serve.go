@@ -20,6 +20,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/api"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+	"github.com/clusterplane/clusterplane/pkg/serve/metrics"
 	"github.com/clusterplane/clusterplane/pkg/serve/reconcile"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/google/uuid"
@@ -73,8 +74,12 @@ type Service struct {
 	Store  *store.Store
 	River  *river.Client[*sql.Tx]
 	Server *api.Server
+	// Metrics are the replica's, served at GET /metrics on the API's listener.
+	Metrics *metrics.Metrics
 	// rescuer gives back the jobs of workers that died (leases).
 	rescuer *reconcile.Rescuer
+	// stopMetrics stops counting the process's cloud requests.
+	stopMetrics func()
 }
 
 // Open connects to the database, creates the tables (the service's and River's) when missing and
@@ -105,6 +110,10 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		return nil, err
 	}
 	cfg := &river.Config{JobTimeout: o.StackTimeout, RescueStuckJobsAfter: o.RescueAfter, Logger: quiet(o.Log)}
+	m := metrics.New(map[string]string{reconcile.Args{}.Kind(): "reconcile", reconcile.DriftArgs{}.Kind(): "drift",
+		reconcile.SweepArgs{}.Kind(): "drift_sweep"})
+	m.ReadFleet(st, reconcile.Controller, o.Log)
+	cfg.Middleware = append(cfg.Middleware, &metrics.Jobs{M: m})
 	rescuer, err := leases(ctx, st, cfg, o)
 	if err != nil {
 		st.Close()
@@ -127,7 +136,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		st.Close()
 		return nil, errors.Wrap(err, "make the queue's client")
 	}
-	rescuer.River = client
+	rescuer.River, rescuer.Rescued = client, m.Rescued
 	st.Enqueue = reconcile.Enqueue(client)
 	st.Summarise = reconcile.Controller
 	authn := &auth.Authenticator{Tokens: st.Tokens(), TrustedProxies: o.TrustedProxies, ProxyRole: o.ProxyRole, RoleClaim: o.RoleClaim}
@@ -138,9 +147,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 	}
 	server := &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Backend: o.Backend, Log: o.Log,
-		QueueVersion: queueVersion}
+		QueueVersion: queueVersion, Metrics: m.Handler(), Instrument: m.Instrument}
 	server.LimitCallers(o.RateLimit, o.RateBurst)
-	return &Service{Store: st, River: client, Server: server, rescuer: rescuer}, nil
+	return &Service{Store: st, River: client, Server: server, Metrics: m, rescuer: rescuer, stopMetrics: m.ObserveClouds()}, nil
 }
 
 // leases makes every job this replica's workers run hold a lease while it runs (a middleware of
@@ -196,6 +205,7 @@ func (h levelAtLeast) Enabled(ctx context.Context, l slog.Level) bool {
 // listens; then stops both, letting running jobs end within a minute.
 func (s *Service) Run(ctx context.Context, o Options) error {
 	defer s.Store.Close()
+	defer s.stopMetrics()
 	ctx, cancel := context.WithCancel(ctx)
 	defer s.rescue(ctx)()
 	defer cancel()

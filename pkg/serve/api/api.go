@@ -67,6 +67,11 @@ type Server struct {
 	// QueueVersion is the version of the queue's tables (the last of River's migrations) this
 	// build makes: GET /readyz answers 503 while the database's is older. 0 checks none.
 	QueueVersion int
+	// Metrics, when set, is served at GET /metrics without a token (what it says names no object
+	// and holds no secret); Instrument, when set, wraps every route's handler (the metrics'
+	// count of requests).
+	Metrics    http.Handler
+	Instrument func(http.Handler) http.Handler
 	// shuttingDown is set once the replica began to shut down: GET /readyz answers 503 from then.
 	shuttingDown atomic.Bool
 }
@@ -147,8 +152,14 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.readyz)
+	if s.Metrics != nil {
+		mux.Handle("GET /metrics", s.Metrics)
+	}
 	for _, rt := range Routes {
 		mux.Handle(rt.Method+" "+rt.Path, s.guard(rt.Permission, rt.checked(rt.handler(s))))
+	}
+	if s.Instrument != nil {
+		return s.Instrument(s.routed(mux))
 	}
 	return s.routed(mux)
 }

@@ -113,6 +113,8 @@ type Rescuer struct {
 	// TTL is the leases'; Every how often the running jobs are looked at.
 	TTL, Every time.Duration
 	Log        *slog.Logger
+	// Rescued, when set, is told the kind of each job given back (the metrics count them).
+	Rescued func(kind string)
 }
 
 // Run looks for dead workers' jobs every r.Every until ctx ends.
@@ -157,6 +159,9 @@ func (r *Rescuer) Once(ctx context.Context) ([]int64, error) {
 			return rescued, err
 		}
 		rescued = append(rescued, job.ID)
+		if r.Rescued != nil {
+			r.Rescued(job.Kind)
+		}
 		if r.Log != nil {
 			r.Log.Warn("a job's worker died; the job is queued again", "job", job.ID, "kind", job.Kind, "attempt", job.Attempt, "why", why)
 		}

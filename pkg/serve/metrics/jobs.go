@@ -1,0 +1,52 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// Jobs is River's worker middleware that times each job this replica runs and counts how it
+// ended: clusterplane_reconcile_duration_seconds, clusterplane_jobs_retried_total and
+// clusterplane_jobs_failed_total.
+type Jobs struct {
+	river.MiddlewareDefaults
+	M *Metrics
+}
+
+// Work runs the job and records it.
+func (j *Jobs) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	start := time.Now()
+	err := doInner(ctx)
+	kind, outcome := j.M.kind(job.Kind), Outcome(job, err)
+	j.M.reconciles.WithLabelValues(kind, outcome).Observe(time.Since(start).Seconds())
+	switch outcome {
+	case "retried":
+		j.M.retried.WithLabelValues(kind).Inc()
+	case "failed":
+		j.M.failed.WithLabelValues(kind).Inc()
+	}
+	return err
+}
+
+// Outcome is how a job's attempt ended, as River will record it: completed; retried (it failed
+// and has attempts left); failed (its last attempt, or cancelled by its worker as hopeless is
+// "cancelled"); snoozed (asked to run again later).
+func Outcome(job *rivertype.JobRow, err error) string {
+	var snooze *rivertype.JobSnoozeError
+	var cancel *rivertype.JobCancelError
+	switch {
+	case err == nil:
+		return "completed"
+	case errors.As(err, &snooze):
+		return "snoozed"
+	case errors.As(err, &cancel):
+		return "cancelled"
+	case job.Attempt >= job.MaxAttempts:
+		return "failed"
+	}
+	return "retried"
+}
