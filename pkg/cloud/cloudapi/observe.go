@@ -38,6 +38,10 @@ func Observe(f func(Request)) (stop func()) {
 	}
 }
 
+// Notify tells the observers of a request sent by a client of a cloud's own (Civo's pools
+// client), so that they count every cloud request of the process.
+func Notify(r Request) { notify(r) }
+
 func notify(r Request) {
 	observersMu.RLock()
 	defer observersMu.RUnlock()
