@@ -20,6 +20,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/api"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+	"github.com/clusterplane/clusterplane/pkg/serve/logctx"
 	"github.com/clusterplane/clusterplane/pkg/serve/metrics"
 	"github.com/clusterplane/clusterplane/pkg/serve/reconcile"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
@@ -85,6 +86,10 @@ type Service struct {
 // Open connects to the database, creates the tables (the service's and River's) when missing and
 // makes the queue's client; nothing runs yet.
 func Open(ctx context.Context, o Options) (*Service, error) {
+	if o.Log != nil {
+		// Each line a request or a job logs with its context carries its ids (logctx).
+		o.Log = slog.New(logctx.Handler{Handler: o.Log.Handler()})
+	}
 	// River's queue lives in the same database, so that a write and its job commit together.
 	// Its tables are made under the lock the store makes its own under: River's migrations take
 	// no lock, and replicas starting together on an empty database would make the same
@@ -113,7 +118,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	m := metrics.New(map[string]string{reconcile.Args{}.Kind(): "reconcile", reconcile.DriftArgs{}.Kind(): "drift",
 		reconcile.SweepArgs{}.Kind(): "drift_sweep"})
 	m.ReadFleet(st, reconcile.Controller, o.Log)
-	cfg.Middleware = append(cfg.Middleware, &metrics.Jobs{M: m})
+	cfg.Middleware = append(cfg.Middleware, &reconcile.JobLog{Log: o.Log}, &metrics.Jobs{M: m})
 	rescuer, err := leases(ctx, st, cfg, o)
 	if err != nil {
 		st.Close()

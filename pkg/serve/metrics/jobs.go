@@ -2,9 +2,9 @@ package metrics
 
 import (
 	"context"
-	"errors"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/serve/reconcile"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
@@ -21,7 +21,7 @@ type Jobs struct {
 func (j *Jobs) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
 	start := time.Now()
 	err := doInner(ctx)
-	kind, outcome := j.M.kind(job.Kind), Outcome(job, err)
+	kind, outcome := j.M.kind(job.Kind), reconcile.Outcome(job, err)
 	j.M.reconciles.WithLabelValues(kind, outcome).Observe(time.Since(start).Seconds())
 	switch outcome {
 	case "retried":
@@ -30,23 +30,4 @@ func (j *Jobs) Work(ctx context.Context, job *rivertype.JobRow, doInner func(con
 		j.M.failed.WithLabelValues(kind).Inc()
 	}
 	return err
-}
-
-// Outcome is how a job's attempt ended, as River will record it: completed; retried (it failed
-// and has attempts left); failed (its last attempt, or cancelled by its worker as hopeless is
-// "cancelled"); snoozed (asked to run again later).
-func Outcome(job *rivertype.JobRow, err error) string {
-	var snooze *rivertype.JobSnoozeError
-	var cancel *rivertype.JobCancelError
-	switch {
-	case err == nil:
-		return "completed"
-	case errors.As(err, &snooze):
-		return "snoozed"
-	case errors.As(err, &cancel):
-		return "cancelled"
-	case job.Attempt >= job.MaxAttempts:
-		return "failed"
-	}
-	return "retried"
 }

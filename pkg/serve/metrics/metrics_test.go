@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/serve/metrics"
+	"github.com/clusterplane/clusterplane/pkg/serve/reconcile"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -119,7 +120,7 @@ func TestAJobsOutcomeIsWhatRiverWillRecord(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			job := &rivertype.JobRow{Attempt: tc.attempt, MaxAttempts: tc.attempts}
-			if got := metrics.Outcome(job, tc.err); got != tc.want {
+			if got := reconcile.Outcome(job, tc.err); got != tc.want {
 				t.Errorf("Outcome = %q, want %q", got, tc.want)
 			}
 		})

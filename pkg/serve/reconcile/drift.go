@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
+	"github.com/clusterplane/clusterplane/pkg/serve/logctx"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
@@ -223,7 +225,7 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 				Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, dep.Backend, key) }})
 		}})
 	if err != nil && w.Log != nil {
-		w.Log.Warn("the drift sweep's fleet scan did not run: each object gets a check of its own", "error", err.Error())
+		w.Log.WarnContext(ctx, "the drift sweep's fleet scan did not run: each object gets a check of its own", "error", err.Error())
 	}
 	done := map[string]bool{}
 	var records deploy.RecordReader
@@ -315,6 +317,7 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return nil // a worker's reconcile reports this as Invalid
 	}
+	logctx.Add(ctx, slog.String("stack", m.Target.Key()))
 	out, err := w.run(ctx, operation.Status, m, func(ctx context.Context, dep *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return dep.Status(ctx, t, deploy.StatusOptions{Drift: true,
 			Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, dep.Backend, key) }})

@@ -73,7 +73,7 @@ func (l *Leases) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 			case err != nil && ctx.Err() == nil:
 				// The next renewal may get through; the lease holds a few renewals' time.
 				if l.Log != nil {
-					l.Log.Warn("could not renew a job's lease", "job", job.ID, "kind", job.Kind, "error", err.Error())
+					l.Log.WarnContext(ctx, "could not renew a job's lease", "job", job.ID, "kind", job.Kind, "error", err.Error())
 				}
 			case err == nil && !held:
 				cancel(errLeaseLost)
@@ -86,7 +86,7 @@ func (l *Leases) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 	wg.Wait()
 	if rerr := l.Store.Jobs().Release(context.WithoutCancel(ctx), job.ID, job.Attempt); rerr != nil && l.Log != nil {
 		// A lease left behind runs out, and the job, ended, is not rescued for it.
-		l.Log.Warn("could not release a job's lease", "job", job.ID, "kind", job.Kind, "error", rerr.Error())
+		l.Log.WarnContext(ctx, "could not release a job's lease", "job", job.ID, "kind", job.Kind, "error", rerr.Error())
 	}
 	if err == nil && errors.Is(context.Cause(ctx), errLeaseLost) {
 		err = errLeaseLost
@@ -123,7 +123,7 @@ func (r *Rescuer) Run(ctx context.Context) {
 	defer ticker.Stop()
 	for {
 		if _, err := r.Once(ctx); err != nil && ctx.Err() == nil && r.Log != nil {
-			r.Log.Warn("could not look for jobs whose worker died", "error", err.Error())
+			r.Log.WarnContext(ctx, "could not look for jobs whose worker died", "error", err.Error())
 		}
 		select {
 		case <-ctx.Done():
@@ -163,7 +163,7 @@ func (r *Rescuer) Once(ctx context.Context) ([]int64, error) {
 			r.Rescued(job.Kind)
 		}
 		if r.Log != nil {
-			r.Log.Warn("a job's worker died; the job is queued again", "job", job.ID, "kind", job.Kind, "attempt", job.Attempt, "why", why)
+			r.Log.WarnContext(ctx, "a job's worker died; the job is queued again", "job", job.ID, "kind", job.Kind, "attempt", job.Attempt, "why", why)
 		}
 	}
 	for id, l := range leases {

@@ -31,6 +31,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
+	"github.com/clusterplane/clusterplane/pkg/serve/logctx"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
@@ -92,6 +93,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	if err != nil {
 		return w.invalid(ctx, job, o, platform, err)
 	}
+	logctx.Add(ctx, slog.String("stack", m.Target.Key()))
 	if taken, err := w.taken(ctx, o, m.Target); err != nil || taken != "" {
 		if err != nil {
 			// The stack could not even be looked for (no Pulumi CLI, the backend unreachable):
@@ -121,7 +123,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	}
 	if err := w.remember(ctx, o, m.Target); err != nil && w.Log != nil {
 		// The next up records it; until then the last mark stands.
-		w.Log.Warn("could not record the stack's update as the object's", "kind", o.Type, "id", o.ID, "name", o.Name, "error", err.Error())
+		w.Log.WarnContext(ctx, "could not record the stack's update as the object's", "kind", o.Type, "name", o.Name, "error", err.Error())
 	}
 	st.Metadata = metadata(o, platform, st.Metadata)
 	if rerr := w.setStatus(ctx, o, st); rerr != nil {
@@ -191,7 +193,7 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 		st := rotating(pool, state)
 		st.Metadata = metadata(o, r.platform, st.Metadata)
 		if err := w.setStatus(ctx, o, st); err != nil && w.Log != nil {
-			w.Log.Warn("could not report a rotation's phase", "kind", o.Type, "id", o.ID, "name", o.Name, "error", err.Error())
+			w.Log.WarnContext(ctx, "could not report a rotation's phase", "kind", o.Type, "name", o.Name, "error", err.Error())
 		}
 	}
 	// AllowReplace is left empty: up refuses a replacement before the question (package
@@ -212,7 +214,7 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 		if taken := d.TakeOver(ctx, t); taken.Status == outcome.Done {
 			up = d.Up(ctx, t, opts)
 		} else if w.Log != nil {
-			w.Log.Warn("could not mend what an interrupted operation left", "kind", o.Type, "id", o.ID, "name", o.Name,
+			w.Log.WarnContext(ctx, "could not mend what an interrupted operation left", "kind", o.Type, "name", o.Name,
 				"outcome", string(taken.Status), "error", redact.FromEnv().String(fmt.Sprint(taken.Err)))
 		}
 	}
@@ -317,7 +319,7 @@ const (
 func (w *Worker) failing(ctx context.Context, job *river.Job[Args], o store.Object, err error) error {
 	if job.Attempt < job.MaxAttempts {
 		if w.Log != nil {
-			w.Log.Warn("reconcile failed; River retries it", "kind", o.Type, "id", o.ID, "name", o.Name,
+			w.Log.WarnContext(ctx, "reconcile failed; River retries it", "kind", o.Type, "name", o.Name,
 				"attempt", job.Attempt, "max_attempts", job.MaxAttempts, "error", redact.FromEnv().String(err.Error()))
 		}
 		return err
@@ -336,7 +338,7 @@ func (w *Worker) stop(ctx context.Context, o store.Object, reason, message strin
 		return errors.Wrap(rerr, err.Error()) // the job is retried, to say it next time
 	}
 	if w.Log != nil {
-		w.Log.Error("reconcile stopped; River does not run it again", "kind", o.Type, "id", o.ID, "name", o.Name,
+		w.Log.ErrorContext(ctx, "reconcile stopped; River does not run it again", "kind", o.Type, "name", o.Name,
 			"reason", reason, "error", redact.FromEnv().String(message))
 	}
 	return river.JobCancel(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/api"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -39,11 +40,11 @@ const DatabaseEnv = "CLUSTERPLANE_DATABASE_URL"
 const DefaultDatabase = store.SQLitePrefix + "clusterplane-serve.db"
 
 type options struct {
-	databaseURL, listen, oidcIssuer, oidcAudience, roleClaim, proxyRole, secretsProvider string
-	trustedProxies, policy                                                               []string
-	workers, rateBurst                                                                   int
-	rateLimit                                                                            float64
-	stackTimeout, rescueAfter, driftEvery                                                time.Duration
+	databaseURL, listen, oidcIssuer, oidcAudience, roleClaim, proxyRole, secretsProvider, logFormat string
+	trustedProxies, policy                                                                          []string
+	workers, rateBurst                                                                              int
+	rateLimit                                                                                       float64
+	stackTimeout, rescueAfter, driftEvery                                                           time.Duration
 }
 
 // New is `clusterplane serve` and its `token` commands over the kinds.
@@ -94,6 +95,8 @@ database.`,
 	f.DurationVar(&o.stackTimeout, "stack-timeout", 2*time.Hour, "how long one stack's operation may take")
 	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud: the fleet scan first (one list of the cloud per 200 clusters), then a refreshing preview, spread over the interval, of each object the scan cannot vouch for; at least 1m; 0 only after each deploy")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before River takes it up again whatever its worker's lease says (default --stack-timeout plus 5m); a killed worker's job is queued again, in its old place, once its lease runs out: within a minute")
+	f.StringVar(&o.logFormat, "log-format", "text", "how the log on standard error is written: text (key=value) or json (a JSON object a line); "+
+		"each line of a request carries its request_id, each line of a job its job_id, object_id and stack")
 	o.policy = *cli.PolicyFlag(cmd)
 	cmd.AddCommand(tokenCommands(o))
 	return cmd
@@ -144,6 +147,10 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 	if o.rescueAfter <= o.stackTimeout {
 		return errors.Errorf("--rescue-after %s must be longer than --stack-timeout %s: a job still running would be taken up twice", o.rescueAfter, o.stackTimeout)
 	}
+	logger, err := o.logger(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return errors.Wrap(err, "find the clusterplane binary")
@@ -153,7 +160,7 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		OIDCIssuer: o.oidcIssuer, OIDCAudience: o.oidcAudience, RoleClaim: o.roleClaim,
 		TrustedProxies: prefixes, ProxyRole: proxyRole, Kinds: list, Policy: pol,
 		StackTimeout: o.stackTimeout, RescueAfter: o.rescueAfter, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
-		DriftEvery: o.driftEvery, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+		DriftEvery: o.driftEvery, Log: logger,
 		Backend: func() (stackstate.Backend, error) {
 			if backend != nil {
 				return backend, nil
@@ -189,6 +196,19 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		return failed(cmd, err)
 	}
 	return nil
+}
+
+// logger writes serve's log to w in --log-format, the secrets of the run (the cloud tokens of
+// the environment, the database's password) redacted from every line.
+func (o *options) logger(w io.Writer) (*slog.Logger, error) {
+	w = redact.NewWriter(w, redact.FromEnv().WithURL(o.databaseURL))
+	switch o.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, errors.Errorf("--log-format %q: must be text or json", o.logFormat)
 }
 
 // failed says err, a failure of the database or the server rather than of the command line,
