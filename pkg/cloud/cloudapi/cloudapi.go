@@ -22,6 +22,9 @@ import (
 	"github.com/pkg/errors"
 )
 
+// UserAgent names clusterplane's own requests to a cloud, apart from its Pulumi providers'.
+const UserAgent = "clusterplane"
+
 // DefaultTimeout bounds one request when the caller names no timeout.
 const DefaultTimeout = 60 * time.Second
 
@@ -157,6 +160,7 @@ func (c *Client) once(ctx context.Context, method, path string, payload []byte, 
 	}
 	req.Header.Set("Authorization", c.auth)
 	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
 	if hasBody {
 		req.Header.Set("Content-Type", "application/json")
 	}
