@@ -55,7 +55,7 @@ func New(reg prometheus.Registerer) *Metrics {
 // ObserveClouds counts every cloud request of this process (clusterplane's cloud clients) until
 // the returned function is called.
 func (m *Metrics) ObserveClouds() (stop func()) {
-	return cloudapi.Observe(func(r cloudapi.Request) {
+	return cloudapi.Observe(func(_ context.Context, r cloudapi.Request) {
 		cloud := r.Cloud
 		if cloud == "" {
 			cloud = "other"

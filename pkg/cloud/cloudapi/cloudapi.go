@@ -171,7 +171,7 @@ func (c *Client) once(ctx context.Context, method, path string, payload []byte, 
 	if err == nil {
 		status = resp.StatusCode
 	}
-	notify(Request{Cloud: c.cloud, Method: method, Path: pathOnly(path), Status: status, Duration: time.Since(start)})
+	notify(ctx, Request{Cloud: c.cloud, Method: method, Path: pathOnly(path), Status: status, Start: start, Duration: time.Since(start)})
 	if err != nil {
 		msg := "no answer"
 		var ne net.Error

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"crypto/rand"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/logctx"
+	"github.com/clusterplane/clusterplane/pkg/serve/tracing"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // RequestIDHeader carries a request's id, both ways.
@@ -30,11 +34,16 @@ func (s *Server) traced(h http.Handler) http.Handler {
 			id = rand.Text()
 		}
 		w.Header().Set(RequestIDHeader, id)
-		ctx := logctx.With(r.Context(), slog.String("request_id", id))
+		ctx, span := tracing.Tracer().Start(logctx.With(r.Context(), slog.String("request_id", id)), r.Method,
+			trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attribute.String("request_id", id)))
+		defer span.End()
 		r = r.WithContext(ctx)
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(sw, r)
+		// The span is named by the route's pattern, known once the mux has run: never the path.
+		span.SetName(cmp.Or(r.Pattern, r.Method+" unmatched"))
+		span.SetAttributes(attribute.Int("http.response.status_code", sw.status))
 		if s.Log == nil {
 			return
 		}

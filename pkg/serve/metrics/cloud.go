@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +16,7 @@ const MaxOperations = 100
 // ObserveClouds counts every cloud request of this process (cloudapi's one transport) until the
 // returned function is called.
 func (m *Metrics) ObserveClouds() (stop func()) {
-	return cloudapi.Observe(func(r cloudapi.Request) {
+	return cloudapi.Observe(func(_ context.Context, r cloudapi.Request) {
 		cloud := r.Cloud
 		if cloud == "" {
 			cloud = "other"

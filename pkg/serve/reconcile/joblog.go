@@ -7,13 +7,17 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/serve/logctx"
+	"github.com/clusterplane/clusterplane/pkg/serve/tracing"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // JobLog is River's worker middleware that puts the job's id, kind, attempt and object in the
 // context, so that every line logged while the job runs carries them (logctx; the worker adds
-// the stack once it knows it), and logs how each job ended.
+// the stack once it knows it), logs how each job ended, and makes the job's span (package
+// tracing; a no-op while traces are off).
 type JobLog struct {
 	river.MiddlewareDefaults
 	Log *slog.Logger
@@ -25,9 +29,12 @@ func (l *JobLog) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 	if id := objectOf(job); id != "" {
 		attrs = append(attrs, slog.String("object_id", id))
 	}
-	ctx = logctx.With(ctx, attrs...)
+	ctx, span := tracing.Tracer().Start(logctx.With(ctx, attrs...), job.Kind, trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.Int64("job_id", job.ID), attribute.String("object_id", objectOf(job))))
+	defer span.End()
 	start := time.Now()
 	err := doInner(ctx)
+	span.SetAttributes(attribute.String("outcome", Outcome(job, err)))
 	if l.Log != nil {
 		level, outcome := slog.LevelInfo, Outcome(job, err)
 		if outcome == "retried" || outcome == "failed" {

@@ -27,6 +27,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/serve/api"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
+	"github.com/clusterplane/clusterplane/pkg/serve/tracing"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
@@ -177,6 +178,15 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		}}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stopTraces, err := tracing.Start(ctx)
+	if err != nil {
+		return failed(cmd, err)
+	}
+	defer func() {
+		flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = stopTraces(flush) // spans not sent by then are lost, not worth a failed exit
+	}()
 	svc, err := serve.Open(ctx, opts)
 	if err != nil {
 		return failed(cmd, err)

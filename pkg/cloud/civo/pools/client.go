@@ -453,7 +453,7 @@ func (c *Client) once(parent context.Context, method, path string, body any) ([]
 		status = resp.StatusCode
 	}
 	bare, _, _ := strings.Cut(path, "?")
-	cloudapi.Notify(cloudapi.Request{Cloud: "civo", Method: method, Path: bare, Status: status, Duration: time.Since(start)})
+	cloudapi.Notify(ctx, cloudapi.Request{Cloud: "civo", Method: method, Path: bare, Status: status, Start: start, Duration: time.Since(start)})
 	if err != nil {
 		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s %s: no answer within %s", method, path, c.requestTimeout)
