@@ -234,10 +234,10 @@ func TestTheRouterAndTheOpenAPIDocumentAgreeOnRoutesMethodsAndStatuses(t *testin
 	}
 	methods := []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 	// Both ways: a method the document lists for a path is routed (the guard answers 401 to a
-	// request without a token; a probe, which needs none, a status it documents), and one it
+	// request without a token; a probe or the metrics, which need none, a status it documents), and one it
 	// does not list is the router's 405, whose Allow is what the document lists (HEAD with GET,
 	// which the router serves as a GET).
-	probes := map[string]bool{"/healthz": true, "/readyz": true}
+	probes := map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
 	for path, ops := range documented {
 		var allow []string
 		for m := range ops {

@@ -20,6 +20,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/api"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+	"github.com/clusterplane/clusterplane/pkg/serve/logctx"
+	"github.com/clusterplane/clusterplane/pkg/serve/metrics"
 	"github.com/clusterplane/clusterplane/pkg/serve/reconcile"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/google/uuid"
@@ -77,15 +79,23 @@ type Service struct {
 	Store  *store.Store
 	River  *river.Client[*sql.Tx]
 	Server *api.Server
+	// Metrics are the replica's, served at GET /metrics on the API's listener.
+	Metrics *metrics.Metrics
 	// rescuer gives back the jobs of workers that died (leases).
 	rescuer *reconcile.Rescuer
 	// handBack ends this replica's running jobs when its shutdown grace runs out.
 	handBack *reconcile.HandBack
+	// stopMetrics stops counting the process's cloud requests.
+	stopMetrics func()
 }
 
 // Open connects to the database, creates the tables (the service's and River's) when missing and
 // makes the queue's client; nothing runs yet.
 func Open(ctx context.Context, o Options) (*Service, error) {
+	if o.Log != nil {
+		// Each line a request or a job logs with its context carries its ids (logctx).
+		o.Log = slog.New(logctx.Handler{Handler: o.Log.Handler()})
+	}
 	// River's queue lives in the same database, so that a write and its job commit together.
 	// Its tables are made under the lock the store makes its own under: River's migrations take
 	// no lock, and replicas starting together on an empty database would make the same
@@ -112,6 +122,10 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	cfg := &river.Config{JobTimeout: o.StackTimeout, RescueStuckJobsAfter: o.RescueAfter, Logger: quiet(o.Log)}
 	handBack := reconcile.NewHandBack()
+	m := metrics.New(map[string]string{reconcile.Args{}.Kind(): "reconcile", reconcile.DriftArgs{}.Kind(): "drift",
+		reconcile.SweepArgs{}.Kind(): "drift_sweep"})
+	m.ReadFleet(st, reconcile.Controller, o.Log)
+	cfg.Middleware = append(cfg.Middleware, &reconcile.JobLog{Log: o.Log}, &metrics.Jobs{M: m})
 	rescuer, err := leases(ctx, st, cfg, o, handBack)
 	if err != nil {
 		st.Close()
@@ -134,7 +148,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		st.Close()
 		return nil, errors.Wrap(err, "make the queue's client")
 	}
-	rescuer.River = client
+	rescuer.River, rescuer.Rescued = client, m.Rescued
 	st.Enqueue = reconcile.Enqueue(client)
 	st.Summarise = reconcile.Controller
 	authn := &auth.Authenticator{Tokens: st.Tokens(), TrustedProxies: o.TrustedProxies, ProxyRole: o.ProxyRole, RoleClaim: o.RoleClaim}
@@ -145,9 +159,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 	}
 	server := &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Backend: o.Backend, Log: o.Log,
-		QueueVersion: queueVersion}
+		QueueVersion: queueVersion, Metrics: m.Handler(), Instrument: m.Instrument}
 	server.LimitCallers(o.RateLimit, o.RateBurst)
-	return &Service{Store: st, River: client, Server: server, rescuer: rescuer, handBack: handBack}, nil
+	return &Service{Store: st, River: client, Server: server, Metrics: m, rescuer: rescuer, handBack: handBack, stopMetrics: m.ObserveClouds()}, nil
 }
 
 // leases makes every job this replica's workers run hold a lease while it runs (a middleware of
@@ -206,6 +220,7 @@ func (h levelAtLeast) Enabled(ctx context.Context, l slog.Level) bool {
 // (stopWorkers). Run returns once both are done.
 func (s *Service) Run(ctx context.Context, o Options) error {
 	defer s.Store.Close()
+	defer s.stopMetrics()
 	ctx, cancel := context.WithCancel(ctx)
 	defer s.rescue(ctx)()
 	defer cancel()

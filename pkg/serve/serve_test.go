@@ -874,6 +874,11 @@ func TestAJobWhoseWorkerDiedIsTakenUpByAFreshReplicaWithinAMinute(t *testing.T) 
 				if attempt != tt.attempts || !tt.takenUp && state != "running" {
 					t.Errorf("the job is %s at attempt %d, want attempt %d (running when left to its worker)", state, attempt, tt.attempts)
 				}
+				// The fresh replica's rescuer gave the job back: its metrics count it.
+				rescued := scrape(t, url2)[`clusterplane_jobs_rescued_total{kind="reconcile"}`]
+				if want := map[bool]float64{true: 1, false: 0}[tt.takenUp]; rescued != want {
+					t.Errorf("clusterplane_jobs_rescued_total = %v, want %v", rescued, want)
+				}
 			})
 		}
 	}

@@ -22,7 +22,7 @@ func TestEachValuesFileRendersWhatItAsksFor(t *testing.T) {
 			check: func(t *testing.T, objs map[string]object) {
 				cs := containers(t, objs)
 				c, ok := cs["clusterplane"]
-				if len(cs) != 1 || !ok || !slices.Contains(args(c[0]), "--workers=2") {
+				if len(cs) != 1 || !ok || !slices.Contains(args(c[0]), "--workers=2") || !slices.Contains(args(c[0]), "--log-format=json") {
 					t.Errorf("Deployments %v", mapsKeys(cs))
 				}
 				// serve's own grace is 5 minutes under the pod's, for the engines to stop.

@@ -100,6 +100,7 @@ spec:
         - --workers={{ .workers }}
         - --stack-timeout={{ $v.serve.stackTimeout }}
         - --drift-every={{ $v.serve.driftEvery }}
+        - --log-format={{ $v.serve.logFormat }}
         - --shutdown-grace={{ max 0 (sub (int $v.terminationGracePeriodSeconds) 300) }}s
         {{- with $v.secrets.provider }}
         - --secrets-provider={{ . }}

@@ -14,11 +14,13 @@ import (
 	"github.com/clusterplane/clusterplane/karpenter/pkg/cloudprovider"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/controllers/nodeclass"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/metrics"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/operator"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instance"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instancetype"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/karpenter/pkg/cloudprovider/metrics"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	coremetrics "sigs.k8s.io/karpenter/pkg/cloudprovider/metrics"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/overlay"
 	"sigs.k8s.io/karpenter/pkg/controllers"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
@@ -50,22 +52,27 @@ func main() {
 		log.FromContext(ctx).Error(err, "no cloud to serve")
 		os.Exit(1)
 	}
+	// The provider's own metrics, on the registry Karpenter core's are on and its /metrics serves.
+	own := metrics.New(crmetrics.Registry)
+	defer own.ObserveClouds()()
 	is := instance.New()
-	is.BatchWindow = opts.BatchWindow
-	provider := cloudprovider.New(op.GetClient(), cs, instancetype.New(opts.SizesMaxAge), is)
+	is.BatchWindow, is.Batched = opts.BatchWindow, own.Batch
+	provider := cloudprovider.New(op.GetClient(), own.Count(cs), instancetype.New(opts.SizesMaxAge), is)
 	// Karpenter's own cloud provider metrics (each method's duration and errors), then its
 	// NodeOverlays, as Karpenter's AWS provider stacks them.
-	measured := metrics.Decorate(provider)
+	measured := coremetrics.Decorate(provider)
 	decorated := overlay.Decorate(measured, op.GetClient(), op.InstanceTypeStore)
 	cluster := state.NewCluster(op.Clock, op.GetClient(), decorated)
 	core := controllers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(), op.EventRecorder,
 		decorated, measured, cluster, op.InstanceTypeStore)
 	// A NodeClass controller per cloud, whether or not it has a token: a NodeClass of a cloud
 	// without one is told so in its conditions.
-	var own []controller.Controller
+	var mine []controller.Controller
 	for _, d := range clouds.Drivers() {
-		own = append(own, &nodeclass.Controller{Kube: op.GetClient(), Provider: provider, Kind: d.Kind})
+		mine = append(mine, &nodeclass.Controller{Kube: op.GetClient(), Provider: provider, Kind: d.Kind, Readiness: own.NodeClass})
 	}
-	own = append(own, cloudprovider.NewGarbageCollector(provider, opts.OrphanGrace, opts.OrphanGrace/10))
-	op.WithControllers(ctx, core...).WithControllers(ctx, own...).Start(ctx)
+	gc := cloudprovider.NewGarbageCollector(provider, opts.OrphanGrace, opts.OrphanGrace/10)
+	gc.Collected = own.Collected
+	mine = append(mine, gc)
+	op.WithControllers(ctx, core...).WithControllers(ctx, mine...).Start(ctx)
 }

@@ -27,6 +27,8 @@ type GarbageCollector struct {
 	Grace    time.Duration
 	Interval time.Duration
 	Now      func() time.Time
+	// Collected, when set, is told the cloud of each node deleted (the metrics count them).
+	Collected func(cloud string)
 
 	mu sync.Mutex
 	// orphans are when each providerID was first seen without a NodeClaim. It is in memory: a
@@ -133,6 +135,9 @@ func (g *GarbageCollector) collectPools(ctx context.Context, cloud clouds.Cloud,
 			err := g.Provider.instances.Delete(ctx, cloud, cl, n.ProviderID)
 			if err != nil && !errors.Is(err, instance.ErrNotFound) && !errors.Is(err, clouds.ErrNotFound) {
 				errs = append(errs, err)
+			}
+			if err == nil && g.Collected != nil {
+				g.Collected(cloud.Name())
 			}
 		}
 	}

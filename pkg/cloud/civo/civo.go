@@ -52,6 +52,7 @@ func New(base, token string, o Options) *Client {
 	if o.MaxPages <= 0 {
 		o.MaxPages = DefaultMaxPages
 	}
+	o.Cloud = "civo"
 	// "bearer", as civogo spells the scheme: what Civo's own client sends is what its API
 	// surely takes (the scheme is case-insensitive by RFC 9110).
 	return &Client{api: cloudapi.New(base, "bearer "+token, o.Options), maxPages: o.MaxPages}

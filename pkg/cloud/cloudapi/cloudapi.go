@@ -22,6 +22,9 @@ import (
 	"github.com/pkg/errors"
 )
 
+// UserAgent names clusterplane's own requests to a cloud, apart from its Pulumi providers'.
+const UserAgent = "clusterplane"
+
 // DefaultTimeout bounds one request when the caller names no timeout.
 const DefaultTimeout = 60 * time.Second
 
@@ -42,6 +45,8 @@ type Options struct {
 	Retry Retry
 	// Pace spaces requests out (shared by every client given the same pacer); nil sends at once.
 	Pace *Pacer
+	// Cloud names the cloud for observers (Observe): "digitalocean", "civo".
+	Cloud string
 }
 
 // Asking is how an upgrade plan and a catalogue ask a cloud, a person waiting on the answer: 30
@@ -62,6 +67,7 @@ type Client struct {
 	// sleep waits (replaced in tests); it returns early when ctx ends.
 	sleep    func(ctx context.Context, d time.Duration) error
 	requests atomic.Int64
+	cloud    string
 }
 
 // New is the API at base (a trailing slash is dropped) sending auth as the Authorization header,
@@ -81,7 +87,8 @@ func New(base, auth string, o Options) *Client {
 	}
 	// The secret is the header's last word: the token, cut out of any message quoted.
 	secret := auth[strings.LastIndex(auth, " ")+1:]
-	return &Client{base: strings.TrimRight(base, "/"), auth: auth, secret: secret, http: hc, retry: retry, pace: o.Pace, sleep: Sleep}
+	return &Client{base: strings.TrimRight(base, "/"), auth: auth, secret: secret, http: hc, retry: retry, pace: o.Pace, sleep: Sleep,
+		cloud: o.Cloud}
 }
 
 // Bearer is the Authorization header value of token.
@@ -153,11 +160,18 @@ func (c *Client) once(ctx context.Context, method, path string, payload []byte, 
 	}
 	req.Header.Set("Authorization", c.auth)
 	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
 	if hasBody {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	c.requests.Add(1)
+	start := time.Now()
 	resp, err := c.http.Do(req)
+	status := 0
+	if err == nil {
+		status = resp.StatusCode
+	}
+	notify(ctx, Request{Cloud: c.cloud, Method: method, Path: pathOnly(path), Status: status, Start: start, Duration: time.Since(start)})
 	if err != nil {
 		msg := "no answer"
 		var ne net.Error

@@ -61,6 +61,7 @@ func New(base, token string, o Options) *Client {
 	if o.MaxPages <= 0 {
 		o.MaxPages = DefaultMaxPages
 	}
+	o.Cloud = "digitalocean"
 	once := o.Options
 	once.Retry = cloudapi.Never
 	return &Client{api: cloudapi.New(base, cloudapi.Bearer(token), o.Options),

@@ -24,6 +24,9 @@ const Lifetime = 30 * time.Minute
 type Request struct {
 	Method, Path, Query, Body string
 	Status                    int
+	// UserAgent tells which client sent it: clusterplane's own (cloudapi.UserAgent), or a
+	// provider's.
+	UserAgent string
 }
 
 // Fault is an answer a test asks for, given instead of the cloud's own to the next Times requests
@@ -257,7 +260,8 @@ func (s *Server) answer(w *statusWriter, r *http.Request) func() {
 	defer s.Mu.Unlock()
 	onChange := s.onChange
 	defer func() {
-		req := Request{r.Method, r.URL.Path, r.URL.RawQuery, string(body), w.status}
+		req := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body), Status: w.status,
+			UserAgent: r.UserAgent()}
 		s.requests = append(s.requests, req)
 		if s.onRequest != nil {
 			s.onRequest(req)

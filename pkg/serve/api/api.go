@@ -67,6 +67,11 @@ type Server struct {
 	// QueueVersion is the version of the queue's tables (the last of River's migrations) this
 	// build makes: GET /readyz answers 503 while the database's is older. 0 checks none.
 	QueueVersion int
+	// Metrics, when set, is served at GET /metrics without a token (what it says names no object
+	// and holds no secret); Instrument, when set, wraps every route's handler (the metrics'
+	// count of requests).
+	Metrics    http.Handler
+	Instrument func(http.Handler) http.Handler
 	// shuttingDown is set once the replica began to shut down: GET /readyz answers 503 from then.
 	shuttingDown atomic.Bool
 }
@@ -108,7 +113,7 @@ func (s *Server) notReady(ctx context.Context) string {
 	}
 	if err != nil {
 		if s.Log != nil {
-			s.Log.Warn("not ready: the database does not answer", "error", err.Error())
+			s.Log.WarnContext(ctx, "not ready: the database does not answer", "error", err.Error())
 		}
 		return "the database does not answer"
 	}
@@ -147,10 +152,19 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.readyz)
+	if s.Metrics != nil {
+		mux.Handle("GET /metrics", s.Metrics)
+	}
 	for _, rt := range Routes {
 		mux.Handle(rt.Method+" "+rt.Path, s.guard(rt.Permission, rt.checked(rt.handler(s))))
 	}
-	return s.routed(mux)
+	h := s.routed(mux)
+	if s.Instrument != nil {
+		h = s.Instrument(h)
+	}
+	// Outermost: the metrics read the pattern the mux sets on the request it is given, which
+	// must be the one traced made.
+	return s.traced(h)
 }
 
 // routed answers in the API's error body what the mux answers in text or HTML: a path that is
@@ -162,7 +176,7 @@ func (s *Server) routed(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := r.URL.EscapedPath()
 		if clean := cleanPath(path); clean != path {
-			s.fail(w, &body.ProblemsError{Problems: []body.Problem{{Field: "(path)", Rule: "path.clean",
+			s.fail(w, r, &body.ProblemsError{Problems: []body.Problem{{Field: "(path)", Rule: "path.clean",
 				Message: "has an empty, . or .. segment: send the path itself, " + clean}}})
 			return
 		}
@@ -181,11 +195,11 @@ func (s *Server) routed(mux *http.ServeMux) http.Handler {
 		}
 		if allow != nil {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			s.fail(w, &Error{Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED",
+			s.fail(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED",
 				Message: path + " does not take " + r.Method + ": it takes " + strings.Join(allow, ", ")})
 			return
 		}
-		s.fail(w, &Error{Status: http.StatusNotFound, Code: "NOT_FOUND", Message: "no route has the path " + path,
+		s.fail(w, r, &Error{Status: http.StatusNotFound, Code: "NOT_FOUND", Message: "no route has the path " + path,
 			Details: "the routes are in docs/api.md and GET /openapi.json"})
 	})
 }
@@ -349,23 +363,23 @@ func (s *Server) guard(need auth.Permission, h handler) http.Handler {
 		switch {
 		case errors.Is(err, auth.ErrUnauthenticated):
 			w.Header().Set("WWW-Authenticate", `Bearer realm="clusterplane"`)
-			s.fail(w, &Error{Status: http.StatusUnauthorized, Code: "UNAUTHENTICATED", Message: "a valid bearer token is required"})
+			s.fail(w, r, &Error{Status: http.StatusUnauthorized, Code: "UNAUTHENTICATED", Message: "a valid bearer token is required"})
 			return
 		case err != nil:
-			s.fail(w, err)
+			s.fail(w, r, err)
 			return
 		case !p.Role.Can(need):
 			role := string(p.Role)
 			if role == "" {
 				role = "no role"
 			}
-			s.fail(w, &Error{Status: http.StatusForbidden, Code: "FORBIDDEN",
+			s.fail(w, r, &Error{Status: http.StatusForbidden, Code: "FORBIDDEN",
 				Message: fmt.Sprintf("%s (%s) may not %s", p.Subject, role, need)})
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		if err := h(w, r, p); err != nil {
-			s.fail(w, err)
+			s.fail(w, r, err)
 		}
 	})
 }
@@ -384,7 +398,7 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // fail writes err as the seed's error body; an error of no known kind is a 500 whose cause is
 // logged, not sent.
-func (s *Server) fail(w http.ResponseWriter, err error) {
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var apiErr *Error
 	var problems *body.ProblemsError
 	var tooBig *http.MaxBytesError
@@ -408,7 +422,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 			Message: "the object changed since it was read: read it again (its resource_version) and retry"}
 	default:
 		if s.Log != nil {
-			s.Log.Error("request failed", "error", err.Error())
+			s.Log.ErrorContext(r.Context(), "request failed", "error", err.Error())
 		}
 		apiErr = &Error{Status: http.StatusInternalServerError, Code: "INTERNAL", Message: "the server failed; its log says why"}
 	}

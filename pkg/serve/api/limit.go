@@ -98,7 +98,7 @@ const (
 )
 
 // limited answers 429 when caller has sent more than its rate; it tells whether it did.
-func (s *Server) limited(w http.ResponseWriter, caller string) bool {
+func (s *Server) limited(w http.ResponseWriter, r *http.Request, caller string) bool {
 	if s.limits == nil {
 		return false
 	}
@@ -106,7 +106,7 @@ func (s *Server) limited(w http.ResponseWriter, caller string) bool {
 	if d == 0 {
 		return false
 	}
-	s.tooMany(w, caller, d)
+	s.tooMany(w, r, caller, d)
 	return true
 }
 
@@ -126,13 +126,13 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (p auth.Pr
 	if len(values) > 0 {
 		key = sha256.Sum256([]byte(strings.Join(values, "\n")))
 		if p, ok := s.creds.verified(key, now); ok {
-			return p, s.limited(w, p.Subject), nil
+			return p, s.limited(w, r, p.Subject), nil
 		}
 	}
 	addr := address(r)
 	knownBad := len(values) > 0 && s.creds.knownBad(key, now)
 	if len(values) > 0 && s.failures.spent(addr, now) && (knownBad || s.lookups.wait(addr, now) > 0) {
-		s.tooMany(w, addr, max(time.Second, s.failures.delay(addr, now)))
+		s.tooMany(w, r, addr, max(time.Second, s.failures.delay(addr, now)))
 		return auth.Principal{}, true, nil
 	}
 	if knownBad {
@@ -145,7 +145,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (p auth.Pr
 			s.creds.failed(key, now)
 		}
 		if d := s.failures.wait(addr, now); d > 0 {
-			s.tooMany(w, addr, d)
+			s.tooMany(w, r, addr, d)
 			return auth.Principal{}, true, nil
 		}
 		return p, false, err
@@ -160,7 +160,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (p auth.Pr
 	if caller == "" {
 		caller = addr
 	}
-	return p, s.limited(w, caller), nil
+	return p, s.limited(w, r, caller), nil
 }
 
 // delay is how long caller waits for its next token.
@@ -179,9 +179,9 @@ func (l *callerLimits) delay(caller string, now time.Time) time.Duration {
 	return r.DelayFrom(now)
 }
 
-func (s *Server) tooMany(w http.ResponseWriter, caller string, d time.Duration) {
+func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, caller string, d time.Duration) {
 	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
-	s.fail(w, &Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED",
+	s.fail(w, r, &Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED",
 		Message: "more than " + strconv.FormatFloat(float64(s.limits.every), 'f', -1, 64) + " requests a second from " + caller + ": retry after Retry-After seconds"})
 }
 

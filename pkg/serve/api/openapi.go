@@ -422,6 +422,11 @@ func probes() map[string]jsonObject {
 			"Answers ok while the process serves HTTP, whatever its database: restart the replica when it does not. "+
 				"Whether it can serve requests is GET /readyz."),
 		"/readyz": ready,
+		"/metrics": {"operationId": "getMetrics", "summary": "The replica's Prometheus metrics",
+			"description": "Prometheus's text format: the API's requests, the jobs, the reconciles, the cloud requests, the objects by " +
+				"condition and the fleet's monthly cost (docs/api.md, Metrics). No label carries an object's id.",
+			"tags": []string{"probes"}, "security": []any{}, "responses": jsonObject{"200": jsonObject{"description": "the metrics",
+				"content": jsonObject{"text/plain": jsonObject{"schema": jsonObject{"type": "string"}}}}}},
 	}
 }
 

@@ -94,9 +94,10 @@ func TestTheOpenAPIDocumentHasOneOperationPerRouteAndNoOther(t *testing.T) {
 			}
 		})
 	}
-	// The probes are documented outside Routes (TestTheProbesAreDocumentedWithoutAToken).
+	// The probes and the metrics are documented outside Routes (TestTheProbesAreDocumentedWithoutAToken).
 	delete(documented, "GET /healthz")
 	delete(documented, "GET /readyz")
+	delete(documented, "GET /metrics")
 	var extra []string
 	for key := range documented {
 		extra = append(extra, key)

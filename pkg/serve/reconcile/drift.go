@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
+	"github.com/clusterplane/clusterplane/pkg/serve/logctx"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
@@ -221,7 +223,7 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 		Files: deploytarget.Files{Kinds: w.Kinds}, Backend: w.Backend, Policy: w.Policy, Parallel: scanParallel,
 		StackTimeout: w.StackTimeout, SkipBlocked: true})
 	if err != nil && w.Log != nil {
-		w.Log.Warn("the drift sweep's fleet scan did not run: each object gets a check of its own", "error", err.Error())
+		w.Log.WarnContext(ctx, "the drift sweep's fleet scan did not run: each object gets a check of its own", "error", err.Error())
 	}
 	done := map[string]bool{}
 	var records deploy.RecordReader
@@ -313,6 +315,7 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return nil // a worker's reconcile reports this as Invalid
 	}
+	logctx.Add(ctx, slog.String("stack", m.Target.Key()))
 	out, err := w.run(ctx, m, pipeline.Request{Op: pipeline.Status(true)})
 	drifted := condition("Drifted", "Unknown", "CheckFailed", "the drift check did not run: "+reason(out, err))
 	if err == nil && out.Report != nil {

@@ -78,7 +78,7 @@ func (l *Leases) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 			case err != nil && ctx.Err() == nil:
 				// The next renewal may get through; the lease holds a few renewals' time.
 				if l.Log != nil {
-					l.Log.Warn("could not renew a job's lease", "job", job.ID, "kind", job.Kind, "error", err.Error())
+					l.Log.WarnContext(ctx, "could not renew a job's lease", "job", job.ID, "kind", job.Kind, "error", err.Error())
 				}
 			case err == nil && !held:
 				cancel(errLeaseLost)
@@ -91,7 +91,7 @@ func (l *Leases) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 	wg.Wait()
 	if rerr := l.Store.Jobs().Release(context.WithoutCancel(ctx), job.ID, job.Attempt); rerr != nil && l.Log != nil {
 		// A lease left behind runs out, and the job, ended, is not rescued for it.
-		l.Log.Warn("could not release a job's lease", "job", job.ID, "kind", job.Kind, "error", rerr.Error())
+		l.Log.WarnContext(ctx, "could not release a job's lease", "job", job.ID, "kind", job.Kind, "error", rerr.Error())
 	}
 	if err == nil && errors.Is(context.Cause(ctx), errLeaseLost) {
 		err = errLeaseLost
@@ -124,6 +124,8 @@ type Rescuer struct {
 	// TTL is the leases'; Every how often the running jobs are looked at.
 	TTL, Every time.Duration
 	Log        *slog.Logger
+	// Rescued, when set, is told the kind of each job given back (the metrics count them).
+	Rescued func(kind string)
 }
 
 // Run looks for dead workers' jobs every r.Every until ctx ends.
@@ -132,7 +134,7 @@ func (r *Rescuer) Run(ctx context.Context) {
 	defer ticker.Stop()
 	for {
 		if _, err := r.Once(ctx); err != nil && ctx.Err() == nil && r.Log != nil {
-			r.Log.Warn("could not look for jobs whose worker died", "error", err.Error())
+			r.Log.WarnContext(ctx, "could not look for jobs whose worker died", "error", err.Error())
 		}
 		select {
 		case <-ctx.Done():
@@ -168,8 +170,11 @@ func (r *Rescuer) Once(ctx context.Context) ([]int64, error) {
 			return rescued, err
 		}
 		rescued = append(rescued, job.ID)
+		if r.Rescued != nil {
+			r.Rescued(job.Kind)
+		}
 		if r.Log != nil {
-			r.Log.Warn("a job's worker died; the job is queued again", "job", job.ID, "kind", job.Kind, "attempt", job.Attempt, "why", why)
+			r.Log.WarnContext(ctx, "a job's worker died; the job is queued again", "job", job.ID, "kind", job.Kind, "attempt", job.Attempt, "why", why)
 		}
 	}
 	for id, l := range leases {

@@ -30,6 +30,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
+	"github.com/clusterplane/clusterplane/pkg/serve/logctx"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
@@ -91,6 +92,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	if err != nil {
 		return w.invalid(ctx, job, o, platform, err)
 	}
+	logctx.Add(ctx, slog.String("stack", m.Target.Key()))
 	if taken, err := w.taken(ctx, o, m.Target); err != nil || taken != "" {
 		if err != nil {
 			// The stack could not even be looked for (no Pulumi CLI, the backend unreachable):
@@ -124,7 +126,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	}
 	if err := w.remember(ctx, o, m.Target); err != nil && w.Log != nil {
 		// The next up records it; until then the last mark stands.
-		w.Log.Warn("could not record the stack's update as the object's", "kind", o.Type, "id", o.ID, "name", o.Name, "error", err.Error())
+		w.Log.WarnContext(ctx, "could not record the stack's update as the object's", "kind", o.Type, "name", o.Name, "error", err.Error())
 	}
 	st.Metadata = metadata(o, platform, st.Metadata)
 	if rerr := w.setStatus(ctx, o, st); rerr != nil {
@@ -205,7 +207,7 @@ func (r *reconciled) rotating(ctx context.Context) func(deploytarget.Target, str
 		st := rotating(pool, state)
 		st.Metadata = metadata(o, r.platform, st.Metadata)
 		if err := w.setStatus(ctx, o, st); err != nil && w.Log != nil {
-			w.Log.Warn("could not report a rotation's phase", "kind", o.Type, "id", o.ID, "name", o.Name, "error", err.Error())
+			w.Log.WarnContext(ctx, "could not report a rotation's phase", "kind", o.Type, "name", o.Name, "error", err.Error())
 		}
 	}
 }
@@ -226,7 +228,7 @@ func (r *reconciled) around(c pipeline.Call) outcome.Outcome {
 		if taken := c.TakeOver(); taken.Status == outcome.Done {
 			up = c.Run()
 		} else if w.Log != nil {
-			w.Log.Warn("could not mend what an interrupted operation left", "kind", o.Type, "id", o.ID, "name", o.Name,
+			w.Log.WarnContext(c.Context(), "could not mend what an interrupted operation left", "kind", o.Type, "name", o.Name,
 				"outcome", string(taken.Status), "error", redact.FromEnv().String(fmt.Sprint(taken.Err)))
 		}
 	}
@@ -330,7 +332,7 @@ const (
 func (w *Worker) failing(ctx context.Context, job *river.Job[Args], o store.Object, err error) error {
 	if job.Attempt < job.MaxAttempts {
 		if w.Log != nil {
-			w.Log.Warn("reconcile failed; River retries it", "kind", o.Type, "id", o.ID, "name", o.Name,
+			w.Log.WarnContext(ctx, "reconcile failed; River retries it", "kind", o.Type, "name", o.Name,
 				"attempt", job.Attempt, "max_attempts", job.MaxAttempts, "error", redact.FromEnv().String(err.Error()))
 		}
 		return err
@@ -349,7 +351,7 @@ func (w *Worker) stop(ctx context.Context, o store.Object, reason, message strin
 		return errors.Wrap(rerr, err.Error()) // the job is retried, to say it next time
 	}
 	if w.Log != nil {
-		w.Log.Error("reconcile stopped; River does not run it again", "kind", o.Type, "id", o.ID, "name", o.Name,
+		w.Log.ErrorContext(ctx, "reconcile stopped; River does not run it again", "kind", o.Type, "name", o.Name,
 			"reason", reason, "error", redact.FromEnv().String(message))
 	}
 	return river.JobCancel(err)

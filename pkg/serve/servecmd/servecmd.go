@@ -22,10 +22,12 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/api"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
+	"github.com/clusterplane/clusterplane/pkg/serve/tracing"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
@@ -44,8 +46,8 @@ const DefaultDatabase = store.SQLitePrefix + "clusterplane-serve.db"
 const DefaultShutdownGrace = 20 * time.Minute
 
 type options struct {
-	databaseURL, listen, oidcIssuer, oidcAudience, roleClaim, proxyRole, secretsProvider string
-	trustedProxies                                                                       []string
+	databaseURL, listen, oidcIssuer, oidcAudience, roleClaim, proxyRole, secretsProvider, logFormat string
+	trustedProxies                                                                                  []string
 	// policy is the --policy flag's own slice, which cobra fills when it parses the arguments.
 	policy                                               *[]string
 	workers, rateBurst                                   int
@@ -102,6 +104,8 @@ database.`,
 	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud: the fleet scan first (one list of the cloud per 200 clusters), then a refreshing preview, spread over the interval, of each object the scan cannot vouch for; at least 1m; 0 only after each deploy")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before River takes it up again whatever its worker's lease says (default --stack-timeout plus 5m); a killed worker's job is queued again, in its old place, once its lease runs out: within a minute")
 	f.DurationVar(&o.shutdownGrace, "shutdown-grace", DefaultShutdownGrace, "on SIGTERM, how long the running deploys may go on before they are interrupted and handed back to the queue for another replica; keep it under the pod's terminationGracePeriodSeconds (the chart's: 25m)")
+	f.StringVar(&o.logFormat, "log-format", "text", "how the log on standard error is written: text (key=value) or json (a JSON object a line); "+
+		"each line of a request carries its request_id, each line of a job its job_id, object_id and stack")
 	o.policy = cli.PolicyFlag(cmd)
 	cmd.AddCommand(tokenCommands(o))
 	return cmd
@@ -155,6 +159,10 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 	if o.shutdownGrace < 0 {
 		return errors.Errorf("--shutdown-grace %s: must be 0 (hand the running jobs back at once) or more, such as %s", o.shutdownGrace, DefaultShutdownGrace)
 	}
+	logger, err := o.logger(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return errors.Wrap(err, "find the clusterplane binary")
@@ -164,7 +172,7 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		OIDCIssuer: o.oidcIssuer, OIDCAudience: o.oidcAudience, RoleClaim: o.roleClaim,
 		TrustedProxies: prefixes, ProxyRole: proxyRole, Kinds: list, Policy: pol,
 		StackTimeout: o.stackTimeout, RescueAfter: o.rescueAfter, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
-		DriftEvery: o.driftEvery, ShutdownGrace: o.shutdownGrace, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+		DriftEvery: o.driftEvery, ShutdownGrace: o.shutdownGrace, Log: logger,
 		Backend: func() (stackstate.Backend, error) {
 			if backend != nil {
 				return backend, nil
@@ -181,6 +189,15 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		}}
 	ctx, stop := stopOnSignal(cmd.Context(), cmd.ErrOrStderr(), o.shutdownGrace)
 	defer stop()
+	stopTraces, err := tracing.Start(ctx)
+	if err != nil {
+		return failed(cmd, err)
+	}
+	defer func() {
+		flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = stopTraces(flush) // spans not sent by then are lost, not worth a failed exit
+	}()
 	svc, err := serve.Open(ctx, opts)
 	if err != nil {
 		return failed(cmd, err)
@@ -224,6 +241,19 @@ func stopOnSignal(parent context.Context, w io.Writer, grace time.Duration) (con
 		signal.Stop(signals)
 		cancel()
 	}
+}
+
+// logger writes serve's log to w in --log-format, the secrets of the run (the cloud tokens of
+// the environment, the database's password) redacted from every line.
+func (o *options) logger(w io.Writer) (*slog.Logger, error) {
+	w = redact.NewWriter(w, redact.FromEnv().WithURL(o.databaseURL))
+	switch o.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, errors.Errorf("--log-format %q: must be text or json", o.logFormat)
 }
 
 // failed says err, a failure of the database or the server rather than of the command line,

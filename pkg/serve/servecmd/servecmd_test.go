@@ -34,6 +34,7 @@ func TestServeSaysWhatIsMissingBeforeItConnectsToAnything(t *testing.T) {
 		{"a drift check interval below zero", []string{"--database-url", "postgres://x", "--drift-every", "-1h"}, "--drift-every -1h0m0s: must be 0"},
 		{"a drift check interval of a millisecond", []string{"--database-url", "postgres://x", "--drift-every", "1ms"}, "--drift-every 1ms: must be 0 (a check after each deploy only) or at least 1m"},
 		{"a policy file that is not there", []string{"--database-url", "postgres://x", "--policy", "/nonexistent-folder/policy.yaml"}, "read the policy"},
+		{"a log format serve does not write", []string{"--database-url", "postgres://x", "--log-format", "xml"}, `--log-format "xml": must be text or json`},
 		{"a rescue before the stack's timeout", []string{"--database-url", "postgres://x", "--stack-timeout", "1h", "--rescue-after", "30m"}, "must be longer than --stack-timeout"},
 		{"a shutdown grace below zero", []string{"--database-url", "postgres://x", "--shutdown-grace", "-1m"}, "--shutdown-grace -1m0s: must be 0"},
 		{"a token without a role", []string{"token", "create", "--database-url", "postgres://x", "--name", "ci"}, "--role"},

@@ -37,6 +37,9 @@ type Controller struct {
 	Provider *cloudprovider.CloudProvider
 	// Kind is DigitalOceanNodeClass or CivoNodeClass.
 	Kind string
+	// Readiness, when set, is told each NodeClass's Ready status once checked, and "" once it is
+	// gone (the metrics count the NodeClasses by it).
+	Readiness func(kind, name, ready string)
 }
 
 // Register adds the controller to the manager (operatorpkg's controller.Controller).
@@ -48,6 +51,9 @@ func (c *Controller) Register(_ context.Context, m manager.Manager) error {
 func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	nc := cloudprovider.NewNodeClass(c.Kind)
 	if err := c.Kube.Get(ctx, req.NamespacedName, nc); err != nil {
+		if apierrors.IsNotFound(err) && c.Readiness != nil {
+			c.Readiness(c.Kind, req.Name, "")
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	before := nc.DeepCopyObject().(v1.NodeClass)
@@ -67,6 +73,13 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if err := c.Kube.Status().Patch(ctx, nc, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
 			return reconcile.Result{}, err
 		}
+	}
+	if c.Readiness != nil {
+		ready := "Unknown"
+		if cond := nc.StatusConditions().Root(); cond != nil {
+			ready = string(cond.Status)
+		}
+		c.Readiness(c.Kind, req.Name, ready)
 	}
 	if checkErr != nil {
 		return reconcile.Result{}, checkErr

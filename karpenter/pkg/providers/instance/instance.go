@@ -51,6 +51,9 @@ func (t Target) poolKey() string    { return t.clusterKey() + "/" + t.Spec.Mark 
 // Provider is safe for concurrent use.
 type Provider struct {
 	BatchWindow, PollInterval, WaitTimeout time.Duration
+	// Batched, when set, is told each pool write's cloud and how many creates it served (the
+	// metrics count them).
+	Batched func(cloud string, creates int)
 
 	mu      sync.Mutex
 	batches map[string]*batch
@@ -127,6 +130,9 @@ func (p *Provider) run(key string, b *batch, t Target) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.WaitTimeout)
 	defer cancel()
 	b.pool, b.nodes, b.err = p.grow(ctx, t, n)
+	if b.err == nil && p.Batched != nil {
+		p.Batched(t.Cloud.Name(), n)
+	}
 	close(b.done)
 }
 

@@ -446,7 +446,14 @@ func (c *Client) once(parent context.Context, method, path string, body any) ([]
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("Authorization", "bearer "+c.token)
 	c.requests.Add(1)
+	start := time.Now()
 	resp, err := c.http.Do(req)
+	status := 0
+	if err == nil {
+		status = resp.StatusCode
+	}
+	bare, _, _ := strings.Cut(path, "?")
+	cloudapi.Notify(ctx, cloudapi.Request{Cloud: "civo", Method: method, Path: bare, Status: status, Start: start, Duration: time.Since(start)})
 	if err != nil {
 		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s %s: no answer within %s", method, path, c.requestTimeout)
