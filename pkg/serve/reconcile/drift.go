@@ -323,6 +323,9 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 		drifted = condition(c.Type, c.Status, c.Reason, c.Message)
 	}
 	drifted, md, err := w.owned(ctx, o, m.Target, drifted, out.Report)
+	if errors.Is(err, errOutrun) {
+		return nil // the next check reads the stack as the change left it
+	}
 	if err != nil {
 		return err
 	}

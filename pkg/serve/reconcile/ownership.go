@@ -212,6 +212,9 @@ func (w *Worker) owned(ctx context.Context, o store.Object, t deploytarget.Targe
 	if v.ownership == unmarked {
 		return drifted, nil, nil
 	}
+	if outrun(report, v) {
+		return drifted, nil, errOutrun
+	}
 	why := ""
 	if v.ownership == lost {
 		why = v.why
@@ -245,6 +248,18 @@ func (w *Worker) owned(ctx context.Context, o store.Object, t deploytarget.Targe
 		}
 	}
 	return condition("Drifted", "True", ChangedOutsideAPI, message), md, nil
+}
+
+// errOutrun: the stack was changed outside the API while the check read it, so the check's
+// outputs are older than the verdict. Nothing is written; the next check reads both afresh.
+var errOutrun = errors.New("the stack changed while the check read it")
+
+// outrun says the check's report was read before the update the verdict names: a
+// `clusterplane up` that ran beside the check. Its outputs and node count would then be the
+// stack's before that up, reported as what the up left.
+func outrun(report *outcome.StackStatus, v verdict) bool {
+	return report != nil && report.LastUpdate != nil && v.last != nil && report.LastUpdate.Version > 0 &&
+		report.LastUpdate.Version < v.last.Version
 }
 
 // withMetadata is the check's edit (checked) that also sets the metadata md says: a key whose

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
@@ -45,6 +46,33 @@ func TestTheStacksHistorySaysWhoseTheStackIs(t *testing.T) {
 			v := judge(o, "digitaloceankubernetesnodepool/api-fra1-workers", tc.version, tc.history)
 			if v.ownership != tc.want || !strings.Contains(v.why, tc.says) {
 				t.Errorf("judge = %d %q, want %d saying %q", v.ownership, v.why, tc.want, tc.says)
+			}
+		})
+	}
+}
+
+// A check whose report was read before the update its verdict names writes nothing: its
+// outputs would be the stack's before a `clusterplane up` that ran beside it.
+func TestACheckOutrunByAChangeOutsideTheAPIWritesNothing(t *testing.T) {
+	update := func(v int) *stackstate.Update { return &stackstate.Update{Operation: "update", Version: v} }
+	report := func(last *stackstate.Update) *outcome.StackStatus { return &outcome.StackStatus{LastUpdate: last} }
+	for _, tc := range []struct {
+		name   string
+		report *outcome.StackStatus
+		last   *stackstate.Update
+		want   bool
+	}{
+		{"a report read before the update the verdict names is outrun", report(update(1)), update(2), true},
+		{"a report read at the update the verdict names is not", report(update(2)), update(2), false},
+		{"a report read after it (a refresh since) is not", report(update(3)), update(2), false},
+		{"a verdict naming no update (the stack gone) outruns nothing", report(update(1)), nil, false},
+		{"a report of a stack with no history outruns nothing", report(nil), update(2), false},
+		{"an update of unknown number outruns nothing", report(update(0)), update(2), false},
+		{"no report outruns nothing", nil, update(2), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := outrun(tc.report, verdict{ownership: changed, last: tc.last}); got != tc.want {
+				t.Errorf("outrun = %v, want %v", got, tc.want)
 			}
 		})
 	}
