@@ -159,7 +159,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 	}
 	server := &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Backend: o.Backend, Log: o.Log,
-		QueueVersion: queueVersion, Metrics: m.Handler(), Instrument: m.Instrument}
+		QueueVersion: queueVersion, Metrics: m.Handler(), Observe: m.ObserveRequest}
 	server.LimitCallers(o.RateLimit, o.RateBurst)
 	return &Service{Store: st, River: client, Server: server, Metrics: m, rescuer: rescuer, handBack: handBack, stopMetrics: m.ObserveClouds()}, nil
 }

@@ -68,10 +68,10 @@ type Server struct {
 	// build makes: GET /readyz answers 503 while the database's is older. 0 checks none.
 	QueueVersion int
 	// Metrics, when set, is served at GET /metrics without a token (what it says names no object
-	// and holds no secret); Instrument, when set, wraps every route's handler (the metrics'
-	// count of requests).
-	Metrics    http.Handler
-	Instrument func(http.Handler) http.Handler
+	// and holds no secret); Observe, when set, is told of every request once it is answered (the
+	// metrics' count of requests), with the route's pattern set on r by then.
+	Metrics http.Handler
+	Observe func(r *http.Request, status int, took time.Duration)
 	// shuttingDown is set once the replica began to shut down: GET /readyz answers 503 from then.
 	shuttingDown atomic.Bool
 }
@@ -158,13 +158,9 @@ func (s *Server) Handler() http.Handler {
 	for _, rt := range Routes {
 		mux.Handle(rt.Method+" "+rt.Path, s.guard(rt.Permission, rt.checked(rt.handler(s))))
 	}
-	h := s.routed(mux)
-	if s.Instrument != nil {
-		h = s.Instrument(h)
-	}
-	// Outermost: the metrics read the pattern the mux sets on the request it is given, which
-	// must be the one traced made.
-	return s.traced(h)
+	// Outermost: traced reads the pattern the mux sets on the request it is given, which is the
+	// one traced made, for the log, the span and the metrics.
+	return s.traced(s.routed(mux))
 }
 
 // routed answers in the API's error body what the mux answers in text or HTML: a path that is

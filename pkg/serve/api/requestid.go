@@ -25,7 +25,7 @@ var quiet = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
 // traced gives each request an id, answers it in X-Request-Id, puts it in the request's context
 // (every line logged with that context carries it, logctx), and logs the request once answered:
 // its method, path, status and duration, never a header or the query, which may hold
-// credentials. The client's X-Request-Id is the id when sane (logctx.SaneRequestID) and not an
+// credentials; and tells Observe of it. The client's X-Request-Id is the id when sane (logctx.SaneRequestID) and not an
 // API token sent there by mistake; else a new one.
 func (s *Server) traced(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,6 +44,9 @@ func (s *Server) traced(h http.Handler) http.Handler {
 		// The span is named by the route's pattern, known once the mux has run: never the path.
 		span.SetName(cmp.Or(r.Pattern, r.Method+" unmatched"))
 		span.SetAttributes(attribute.Int("http.response.status_code", sw.status))
+		if s.Observe != nil {
+			s.Observe(r, sw.status, time.Since(start))
+		}
 		if s.Log == nil {
 			return
 		}

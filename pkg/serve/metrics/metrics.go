@@ -70,25 +70,20 @@ func (m *Metrics) Handler() http.Handler {
 // methods are the methods that are labels as they are; any other is "OTHER".
 var methods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
 
-// Instrument counts and times h's requests. The route is the pattern the mux matched
-// (r.Pattern, set once h has run: "/api/v1/clusters/{id}"), "unmatched" when none did: a path
-// with an id is counted under its route's pattern, never as itself.
-func (m *Metrics) Instrument(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		h.ServeHTTP(sw, r)
-		route := "unmatched"
-		if r.Pattern != "" {
-			route = patternPath(r.Pattern)
-		}
-		method := r.Method
-		if !methods[method] {
-			method = "OTHER"
-		}
-		m.requests.WithLabelValues(route, method, strconv.Itoa(sw.status)).Inc()
-		m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
-	})
+// ObserveRequest counts and times a request once answered (api.Server.Observe). The route is
+// the pattern the mux matched (r.Pattern: "/api/v1/clusters/{id}"), "unmatched" when none did: a
+// path with an id is counted under its route's pattern, never as itself.
+func (m *Metrics) ObserveRequest(r *http.Request, status int, took time.Duration) {
+	route := "unmatched"
+	if r.Pattern != "" {
+		route = patternPath(r.Pattern)
+	}
+	method := r.Method
+	if !methods[method] {
+		method = "OTHER"
+	}
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route, method).Observe(took.Seconds())
 }
 
 // patternPath is a mux pattern's path: "GET /api/v1/clusters/{id}" is "/api/v1/clusters/{id}".
@@ -100,28 +95,6 @@ func patternPath(p string) string {
 	}
 	return p
 }
-
-// statusWriter remembers the status written.
-type statusWriter struct {
-	http.ResponseWriter
-	status      int
-	wroteHeader bool
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.status, w.wroteHeader = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	w.wroteHeader = true
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the writer beneath.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // kind is a job kind's label value.
 func (m *Metrics) kind(k string) string {
