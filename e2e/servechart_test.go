@@ -27,6 +27,8 @@ var (
 	chartRendererOnce sync.Once
 	chartRenderer     string
 	chartRendererErr  error
+	// chartRendererDir holds the renderer, removed by TestMain.
+	chartRendererDir string
 )
 
 // renderServeChart is the chart rendered with the values files, as `helm template` prints it:
@@ -35,6 +37,7 @@ func renderServeChart(t *testing.T, valueFiles ...string) []byte {
 	t.Helper()
 	chartRendererOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "clusterplane-e2e-servechart")
+		chartRendererDir = dir
 		if err != nil {
 			chartRendererErr = err
 			return

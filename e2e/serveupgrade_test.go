@@ -25,7 +25,9 @@ const previousVersion = "76095eab3d3066a92222b5415f62c7230d016166"
 var (
 	previousOnce sync.Once
 	previousBin  string
-	previousErr  error
+	// previousDir holds its source and build, removed by TestMain.
+	previousDir string
+	previousErr error
 )
 
 // previousBinary builds previousVersion's clusterplane from the repository's history (git
@@ -39,6 +41,7 @@ func previousBinary(t *testing.T) string {
 	}
 	previousOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "clusterplane-e2e-previous")
+		previousDir = dir
 		if err != nil {
 			previousErr = err
 			return
