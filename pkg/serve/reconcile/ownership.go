@@ -212,9 +212,8 @@ func (w *Worker) owned(ctx context.Context, o store.Object, t deploytarget.Targe
 	if v.ownership == unmarked {
 		return drifted, nil, nil
 	}
-	if outrun(report, v) {
-		return drifted, nil, errOutrun
-	}
+	// Whether the stack is still the object's comes from its history alone, and the API's
+	// DELETE reads it: it is recorded whatever the check could read of the stack.
 	why := ""
 	if v.ownership == lost {
 		why = v.why
@@ -224,6 +223,12 @@ func (w *Worker) owned(ctx context.Context, o store.Object, t deploytarget.Targe
 	}
 	if v.ownership == own {
 		return drifted, map[string]any{"changed_outside_api": nil}, nil
+	}
+	if outrun(report, v) {
+		return drifted, nil, errOutrun
+	}
+	if unread(report, v) {
+		return drifted, nil, nil
 	}
 	message := v.why
 	if drifted.Status == "True" {
@@ -260,6 +265,15 @@ var errOutrun = errors.New("the stack changed while the check read it")
 func outrun(report *outcome.StackStatus, v verdict) bool {
 	return report != nil && report.LastUpdate != nil && v.last != nil && report.LastUpdate.Version > 0 &&
 		report.LastUpdate.Version < v.last.Version
+}
+
+// unread says the check could not read the stack (the change outside the API still held its
+// lock, or the cloud did not answer) although the verdict names a stack that is still there. The
+// check then reports that it did not run, and leaves the metadata as it was: a verdict of a
+// change beside the nodes of before it would say the change left them. The next check that
+// reads the stack reports both.
+func unread(report *outcome.StackStatus, v verdict) bool {
+	return report == nil && v.ownership != gone
 }
 
 // withMetadata is the check's edit (checked) that also sets the metadata md says: a key whose

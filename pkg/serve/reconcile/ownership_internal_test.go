@@ -77,3 +77,27 @@ func TestACheckOutrunByAChangeOutsideTheAPIWritesNothing(t *testing.T) {
 		})
 	}
 }
+
+// A check that could not read the stack says so, and names a change outside the API only once a
+// check reads what that change left; a stack destroyed outside has nothing left to read.
+// Promise: api-unread-stack-check-failed
+func TestACheckThatCouldNotReadTheStackReportsItsFailureNotTheChange(t *testing.T) {
+	read := &outcome.StackStatus{LastUpdate: &stackstate.Update{Operation: "update", Version: 2}}
+	for _, tc := range []struct {
+		name   string
+		report *outcome.StackStatus
+		owner  ownership
+		want   bool
+	}{
+		{"no report of a stack changed outside the API is unread", nil, changed, true},
+		{"no report of a stack made again outside the API is unread", nil, lost, true},
+		{"no report of a stack destroyed outside the API is not", nil, gone, false},
+		{"a report of a changed stack is not", read, changed, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := unread(tc.report, verdict{ownership: tc.owner}); got != tc.want {
+				t.Errorf("unread = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
