@@ -5,12 +5,8 @@ package e2e_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -181,46 +177,16 @@ func benchHundredPods(t *testing.T, k *kube, c *karpenterCloud, op *operator) {
 		tally(steady), callsSince(calls, providerCalls(t, op)))
 }
 
-// callLine is one line of Karpenter's count of its calls of the provider, by controller and method.
-var callLine = regexp.MustCompile(`^karpenter_cloudprovider_duration_seconds_count\{(.*)\} ([0-9.e+]+)$`)
-
 // providerCalls are how many times each of Karpenter's controllers has called each method of the
 // provider ("nodeclaim.lifecycle/Get"), from the operator's metrics: which of them make the reads.
 func providerCalls(t *testing.T, op *operator) map[string]float64 {
 	t.Helper()
-	port := ""
-	for _, e := range op.cmd.Env { // the last setting wins, as in the process
-		if v, ok := strings.CutPrefix(e, "METRICS_PORT="); ok {
-			port = v
+	return scrape(t, op.metricsURL(), func(name string, labels map[string]string) string {
+		if name != "karpenter_cloudprovider_duration_seconds_count" {
+			return ""
 		}
-	}
-	resp, err := http.Get("http://127.0.0.1:" + port + "/metrics")
-	if err != nil {
-		t.Fatalf("read the operator's metrics: %v", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("read the operator's metrics: %v", err)
-	}
-	out := map[string]float64{}
-	for _, line := range strings.Split(string(body), "\n") {
-		m := callLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		labels := map[string]string{}
-		for _, kv := range strings.Split(m[1], ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			labels[k] = strings.Trim(v, `"`)
-		}
-		n, err := strconv.ParseFloat(m[2], 64)
-		if err != nil {
-			t.Fatalf("the operator's metrics: %q: %v", line, err)
-		}
-		out[labels["controller"]+"/"+labels["method"]] += n
-	}
-	return out
+		return labels["controller"] + "/" + labels["method"]
+	})
 }
 
 // callsSince are the calls made between the counts before and after, most first.

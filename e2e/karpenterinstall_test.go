@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -344,17 +343,9 @@ func metricsShown(t *testing.T, blocks []installBlock, port int) {
 	if len(names) == 0 {
 		t.Fatal("docs/karpenter.md shows no metrics to look for (grep -E '^karpenter_(...)')")
 	}
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
-	if err != nil {
-		t.Fatalf("scrape the operator's metrics: %v", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	shown := scrape(t, fmt.Sprintf("http://127.0.0.1:%d", port), func(name string, _ map[string]string) string { return name })
 	for _, n := range names {
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(n) + `[{ ]`).Match(body) {
+		if _, ok := shown[n]; !ok {
 			t.Errorf("the operator's metrics have no %s, which docs/karpenter.md shows", n)
 		}
 	}

@@ -4,59 +4,26 @@ package e2e_test
 
 import (
 	"fmt"
-	"io"
-	"net/http"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-// providerMetric matches one series of the provider's own metrics: its name, labels and value.
-var providerMetric = regexp.MustCompile(`^(clusterplane_karpenter_[a-z_]+)\{(.*)\} ([0-9.e+]+)$`)
-
 // operatorMetrics reads the operator's /metrics and sums the provider's series by name and the
 // labels asked for: "clusterplane_karpenter_cloud_requests_total status=200" with by "status".
 func operatorMetrics(t *testing.T, op *operator, by ...string) map[string]float64 {
 	t.Helper()
-	port := ""
-	for _, e := range op.cmd.Env { // the last setting wins, as in the process
-		if v, ok := strings.CutPrefix(e, "METRICS_PORT="); ok {
-			port = v
+	return scrape(t, op.metricsURL(), func(name string, labels map[string]string) string {
+		if !strings.HasPrefix(name, "clusterplane_karpenter_") {
+			return ""
 		}
-	}
-	resp, err := http.Get("http://127.0.0.1:" + port + "/metrics")
-	if err != nil {
-		t.Fatalf("read the operator's metrics: %v", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("read the operator's metrics: %v", err)
-	}
-	out := map[string]float64{}
-	for _, line := range strings.Split(string(body), "\n") {
-		m := providerMetric.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		key := m[1]
-		for _, kv := range strings.Split(m[2], ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			for _, b := range by {
-				if k == b {
-					key += " " + k + "=" + strings.Trim(v, `"`)
-				}
+		for _, b := range by {
+			if v, ok := labels[b]; ok {
+				name += " " + b + "=" + v
 			}
 		}
-		n, err := strconv.ParseFloat(m[3], 64)
-		if err != nil {
-			t.Fatalf("the operator's metrics: %q: %v", line, err)
-		}
-		out[key] += n
-	}
-	return out
+		return name
+	})
 }
 
 // The issue's "Done when": the provider's /metrics, scraped during a run, counts exactly the

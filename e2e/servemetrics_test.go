@@ -4,11 +4,6 @@ package e2e_test
 
 import (
 	"fmt"
-	"io"
-	"net/http"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,37 +11,16 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
-// serveCloudRequest matches a series of serve's clusterplane_cloud_requests_total.
-var serveCloudRequest = regexp.MustCompile(`^clusterplane_cloud_requests_total\{(.*)\} ([0-9.e+]+)$`)
-
 // cloudRequests reads serve's /metrics and sums clusterplane_cloud_requests_total by cloud and
 // status: "digitalocean 200".
 func (a *api) cloudRequests() map[string]float64 {
 	a.e.t.Helper()
-	resp, err := http.Get(a.url + "/metrics")
-	if err != nil {
-		a.e.t.Fatalf("scrape serve: %v", err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	out := map[string]float64{}
-	for _, line := range strings.Split(string(body), "\n") {
-		m := serveCloudRequest.FindStringSubmatch(line)
-		if m == nil {
-			continue
+	return scrape(a.e.t, a.url, func(name string, labels map[string]string) string {
+		if name != "clusterplane_cloud_requests_total" {
+			return ""
 		}
-		labels := map[string]string{}
-		for _, kv := range strings.Split(m[1], ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			labels[k] = strings.Trim(v, `"`)
-		}
-		n, err := strconv.ParseFloat(m[2], 64)
-		if err != nil {
-			a.e.t.Fatalf("serve's metrics: %q: %v", line, err)
-		}
-		out[labels["cloud"]+" "+labels["status"]] += n
-	}
-	return out
+		return labels["cloud"] + " " + labels["status"]
+	})
 }
 
 // The issue's "Done when": serve's /metrics, scraped during a run on the real engine, counts
