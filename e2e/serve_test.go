@@ -75,6 +75,20 @@ func (e *env) startServeOf(bin, db, token string, args ...string) *api {
 	e.t.Helper()
 	cmd := exec.Command(bin, append(append([]string{"serve"}, databaseFlag(db)...), args...)...)
 	cmd.Dir, cmd.Env = e.dir, e.vars
+	a, listening := e.runServe(cmd, token, os.Interrupt)
+	if slices.Contains(args, "--listen") && args[slices.Index(args, "--listen")+1] == "" {
+		return a
+	}
+	a.url = a.listened(listening)
+	return a
+}
+
+// runServe starts cmd, a serve replica, in a process group of its own, so that a test can kill
+// it with its engines. What it writes to stderr goes to the test's log and to a.said; when the
+// test ends it gets stop, and SIGKILL a minute later. listening gets the address serve names
+// once it listens.
+func (e *env) runServe(cmd *exec.Cmd, token string, stop os.Signal) (a *api, listening <-chan string) {
+	e.t.Helper()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -83,21 +97,19 @@ func (e *env) startServeOf(bin, db, token string, args ...string) *api {
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
-	a := &api{e: e, token: token, cmd: cmd, ended: make(chan struct{})}
+	a = &api{e: e, token: token, cmd: cmd, ended: make(chan struct{})}
 	e.t.Cleanup(func() {
 		if e.t.Failed() {
-			a.saidMu.Lock()
-			e.t.Logf("serve %s said:\n%s", strings.Join(args, " "), a.said.String())
-			a.saidMu.Unlock()
+			e.t.Logf("%s said:\n%s", strings.Join(cmd.Args, " "), a.saidSoFar())
 		}
-		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Process.Signal(stop)
 		select {
 		case <-a.ended:
 		case <-time.After(time.Minute):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		}
 	})
-	listening := make(chan string, 1)
+	addr := make(chan string, 1)
 	go func() {
 		lines := bufio.NewScanner(stderr)
 		for lines.Scan() {
@@ -105,25 +117,36 @@ func (e *env) startServeOf(bin, db, token string, args ...string) *api {
 			a.saidMu.Lock()
 			a.said.WriteString(lines.Text() + "\n")
 			a.saidMu.Unlock()
-			if _, addr, ok := strings.Cut(lines.Text(), "the API is at "); ok {
-				listening <- strings.TrimSpace(addr)
+			if _, at, ok := strings.Cut(lines.Text(), "the API is at "); ok {
+				addr <- strings.TrimSpace(at)
 			}
 		}
 		_ = cmd.Wait()
 		close(a.ended)
 	}()
-	if slices.Contains(args, "--listen") && args[slices.Index(args, "--listen")+1] == "" {
-		return a
-	}
+	return a, addr
+}
+
+// listened returns the address serve named once it listened, and fails the test when serve
+// ends first or takes over 2 minutes.
+func (a *api) listened(listening <-chan string) string {
+	a.e.t.Helper()
 	select {
-	case a.url = <-listening:
-		return a
+	case addr := <-listening:
+		return addr
 	case <-a.ended:
-		e.t.Fatalf("serve ended before it listened")
+		a.e.t.Fatalf("serve ended before it listened:\n%s", a.saidSoFar())
 	case <-time.After(2 * time.Minute):
-		e.t.Fatalf("serve did not listen within 2 minutes")
+		a.e.t.Fatal("serve did not listen within 2 minutes")
 	}
-	return nil
+	return ""
+}
+
+// saidSoFar is what the replica has written to stderr up to now.
+func (a *api) saidSoFar() string {
+	a.saidMu.Lock()
+	defer a.saidMu.Unlock()
+	return a.said.String()
 }
 
 // kill ends the replica and its engines at once, as a lost machine would.

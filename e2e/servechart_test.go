@@ -3,7 +3,6 @@
 package e2e_test
 
 import (
-	"bufio"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 	drivers "github.com/clusterplane/clusterplane/pkg/cloud/clouds"
@@ -404,54 +402,9 @@ func (e *env) startChartServe(pod chartPod, secrets map[string]string) *api {
 	cmd := exec.Command(filepath.Join(bin, "clusterplane"), args...)
 	cmd.Env = containerEnv(e.t, pod, bin, folders, secrets)
 	cmd.Dir = inFolders(folders, pod.container["workingDir"].(string))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	a := &api{e: e, cmd: cmd, ended: make(chan struct{})}
-	e.t.Cleanup(func() {
-		if e.t.Failed() {
-			a.saidMu.Lock()
-			e.t.Logf("serve %s said:\n%s", strings.Join(args, " "), a.said.String())
-			a.saidMu.Unlock()
-		}
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-a.ended:
-		case <-time.After(time.Minute):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		}
-	})
-	listening := make(chan string, 1)
-	go func() {
-		lines := bufio.NewScanner(stderr)
-		for lines.Scan() {
-			e.log(lines.Text())
-			a.saidMu.Lock()
-			a.said.WriteString(lines.Text() + "\n")
-			a.saidMu.Unlock()
-			if _, addr, ok := strings.Cut(lines.Text(), "the API is at "); ok {
-				listening <- strings.TrimSpace(addr)
-			}
-		}
-		_ = cmd.Wait()
-		close(a.ended)
-	}()
-	select {
-	case addr := <-listening:
-		// serve names the address it listens on, all of the pod's: the test calls it on loopback.
-		a.url = "http://127.0.0.1:" + addr[strings.LastIndex(addr, ":")+1:]
-		return a
-	case <-a.ended:
-		a.saidMu.Lock()
-		defer a.saidMu.Unlock()
-		e.t.Fatalf("serve ended before it listened:\n%s", a.said.String())
-	case <-time.After(2 * time.Minute):
-		e.t.Fatal("serve did not listen within 2 minutes")
-	}
-	return nil
+	a, listening := e.runServe(cmd, "", syscall.SIGTERM)
+	// serve names the address it listens on, all of the pod's: the test calls it on loopback.
+	addr := a.listened(listening)
+	a.url = "http://127.0.0.1:" + addr[strings.LastIndex(addr, ":")+1:]
+	return a
 }

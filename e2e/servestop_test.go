@@ -83,10 +83,7 @@ func stopMidCreate(t *testing.T, name string, alone bool) {
 		t.Errorf("the stopped replica exited %d, want 0", code)
 	}
 	t.Logf("the stopped replica exited %s after SIGTERM", time.Since(stopped).Round(time.Second))
-	doomed.saidMu.Lock()
-	said := doomed.said.String()
-	doomed.saidMu.Unlock()
-	if !strings.Contains(said, "they are handed back to the queue") {
+	if !strings.Contains(doomed.saidSoFar(), "they are handed back to the queue") {
 		t.Errorf("the stopped replica never said it handed its job back: the create ended within the grace, and the test proved nothing")
 	}
 	if alone {
