@@ -1,6 +1,7 @@
 package programinput_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,36 +14,39 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// manifest returns a valid bare DigitalOceanKubernetesCluster manifest in YAML whose cluster is
-// named name, so that each source of a stack input can be told apart.
-func manifest(name string) string {
-	return `apiVersion: digitalocean.clusterplane.dev/v1
-kind: DigitalOceanKubernetesCluster
-metadata:
-  name: ` + name + `
-spec:
-  clusterName: ` + name + `
-  region: fra1
-  kubernetesVersion: 1.31.1-do.5
-  defaultNodePool:
-    size: s-2vcpu-4gb
-    nodeCount: 2
-`
-}
-
-// stackInput wraps manifest(name) under target, with providerConfig.
-func stackInput(name, providerConfig string) string {
-	return "target:\n" + indent(manifest(name)) + "providerConfig: " + providerConfig + "\n"
-}
-
-func indent(text string) string {
-	lines := strings.SplitAfter(text, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = "  " + l
-		}
+// target is a valid DigitalOceanKubernetesCluster manifest whose cluster is named name, so that
+// each source of a stack input can be told apart, with nodeCount nodes in its default pool.
+func target(name string, nodeCount int) map[string]any {
+	return map[string]any{
+		"apiVersion": "digitalocean.clusterplane.dev/v1",
+		"kind":       "DigitalOceanKubernetesCluster",
+		"metadata":   map[string]any{"name": name},
+		"spec": map[string]any{
+			"clusterName":       name,
+			"region":            "fra1",
+			"kubernetesVersion": "1.31.1-do.5",
+			"defaultNodePool":   map[string]any{"size": "s-2vcpu-4gb", "nodeCount": nodeCount},
+		},
 	}
-	return strings.Join(lines, "")
+}
+
+// manifest is target(name, 2) as JSON, which every YAML reader takes too.
+func manifest(t *testing.T, name string) string {
+	return jsonOf(t, target(name, 2))
+}
+
+// stackInput is a stack input whose target is manifest(name), with an empty providerConfig.
+func stackInput(t *testing.T, name string) string {
+	return jsonOf(t, map[string]any{"target": target(name, 2), "providerConfig": map[string]any{}})
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 // load runs programinput.Load inside a mocked Pulumi program with config and returns the input.
@@ -66,11 +70,11 @@ func sources(t *testing.T, withEnv bool, files ...string) {
 	t.Chdir(dir)
 	t.Setenv(stackinput.FileEnv, "")
 	for _, file := range files {
-		write(t, filepath.Join(dir, file), stackInput("from-"+strings.ReplaceAll(file, ".", "-"), "{}"))
+		write(t, filepath.Join(dir, file), stackInput(t, "from-"+strings.ReplaceAll(file, ".", "-")))
 	}
 	if withEnv {
 		path := filepath.Join(t.TempDir(), "named.yaml")
-		write(t, path, manifest("from-env"))
+		write(t, path, manifest(t, "from-env"))
 		t.Setenv(stackinput.FileEnv, path)
 	}
 }
@@ -101,7 +105,7 @@ func TestLoadTakesTheFirstSourceThatIsSet(t *testing.T) {
 			sources(t, tt.env, tt.files...)
 			var config map[string]string
 			if tt.config {
-				config = map[string]string{configKey: manifest("from-config")}
+				config = map[string]string{configKey: manifest(t, "from-config")}
 			}
 			input, err := load(t, config)
 			if err != nil {
@@ -129,7 +133,7 @@ func TestLoadWithoutAnySourceNamesAllThree(t *testing.T) {
 
 func TestLoadValidatesWhatItReads(t *testing.T) {
 	sources(t, false)
-	_, err := load(t, map[string]string{configKey: strings.Replace(manifest("from-config"), "nodeCount: 2", "nodeCount: 0", 1)})
+	_, err := load(t, map[string]string{configKey: jsonOf(t, target("from-config", 0))})
 	if err == nil {
 		t.Fatal("Load() accepted an invalid manifest from config")
 	}
