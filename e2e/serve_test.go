@@ -320,52 +320,18 @@ func TestAReplicaKilledMidCreateAndRestartedTakesItsJobUpAndThePoolIsCreatedOnce
 // middle, then starts a worker replica again: alone when alone (the API and its workers in one,
 // restarted), else beside a replica that serves the API only.
 func killMidCreate(t *testing.T, name string, alone bool) {
-	e := newEnv(t)
-	db := pgtest.Start(t).Database("serve")
-	token := e.serveToken(db)
-	var front, doomed *api
-	if alone {
-		doomed = e.startServe(db, token, "--listen", "127.0.0.1:0", "--workers", "1")
-		front = doomed
-	} else {
-		front = e.startServe(db, token, "--listen", "127.0.0.1:0", "--workers", "0") // the API alone
-		doomed = e.startServe(db, token, "--listen", "", "--workers", "1")
-	}
-	code, c := front.call("POST", "/api/v1/clusters", `{"name": "`+name+`", "spec": {"platform": {"type": "digitalocean",
-		"digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 1}}}}}`)
-	if code != 201 {
-		t.Fatalf("create the cluster: %d %v", code, c)
-	}
-	front.waitStatus("/api/v1/clusters/"+c["id"].(string), "True")
-	clusterID := e.doCluster(name).ID
-
-	e.do.SetHold(true)
-	code, p := front.call("POST", "/api/v1/clusters/"+c["id"].(string)+"/nodepools",
-		`{"name": "workers", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "nodeCount": 2}}`)
-	if code != 201 {
-		t.Fatalf("create the pool: %d %v", code, p)
-	}
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if _, ok := e.do.PoolNamed(clusterID, "workers"); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the pool's create never reached the cloud")
-		}
-	}
-	doomed.kill()
+	h := holdCreate(t, name, alone)
+	h.doomed.kill()
 	killed := time.Now()
-	e.do.SetHold(false)
+	h.e.do.SetHold(false)
 	if alone {
-		front = e.startServe(db, token, "--listen", "127.0.0.1:0", "--workers", "1")
+		h.front = h.e.startServe(h.db, h.token, "--listen", "127.0.0.1:0", "--workers", "1")
 	} else {
-		e.startServe(db, token, "--listen", "", "--workers", "1")
+		h.e.startServe(h.db, h.token, "--listen", "", "--workers", "1")
 	}
-
-	path := "/api/v1/nodepools/" + p["id"].(string)
 	for {
-		_, obj := front.call("GET", path, "")
-		_, st := front.call("GET", path+"/status", "")
+		_, obj := h.front.call("GET", h.pool, "")
+		_, st := h.front.call("GET", h.pool+"/status", "")
 		if ready(st, obj["generation"]) {
 			break
 		}
@@ -375,14 +341,65 @@ func killMidCreate(t *testing.T, name string, alone bool) {
 		time.Sleep(2 * time.Second)
 	}
 	t.Logf("the pool was Ready %s after its worker's kill", time.Since(killed).Round(time.Second))
+	h.createdOnce()
+}
+
+// heldCreate is a pool's create held in the cloud's middle, its replica about to be stopped.
+type heldCreate struct {
+	e         *env
+	db, token string
+	// front serves the API; doomed runs the worker creating the pool (the same replica when
+	// alone).
+	front, doomed *api
+	cluster       string // the cluster's name
+	pool          string // the pool's path in the API
+}
+
+// holdCreate starts a worker replica with flags added (alone, one that serves the API too; else
+// beside a replica that serves the API alone), creates cluster name through the API, and asks it
+// for a pool "workers", whose create the cloud then holds: holdCreate returns once the create
+// has reached the cloud.
+func holdCreate(t *testing.T, name string, alone bool, flags ...string) *heldCreate {
+	e := newEnv(t)
+	h := &heldCreate{e: e, db: pgtest.Start(t).Database("serve"), cluster: name}
+	h.token = e.serveToken(h.db)
+	if alone {
+		h.doomed = e.startServe(h.db, h.token, append([]string{"--listen", "127.0.0.1:0", "--workers", "1"}, flags...)...)
+		h.front = h.doomed
+	} else {
+		h.front = e.startServe(h.db, h.token, "--listen", "127.0.0.1:0", "--workers", "0") // the API alone
+		h.doomed = e.startServe(h.db, h.token, append([]string{"--listen", "", "--workers", "1"}, flags...)...)
+	}
+	code, c := h.front.call("POST", "/api/v1/clusters", `{"name": "`+name+`", "spec": {"platform": {"type": "digitalocean",
+		"digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 1}}}}}`)
+	if code != 201 {
+		t.Fatalf("create the cluster: %d %v", code, c)
+	}
+	h.front.waitStatus("/api/v1/clusters/"+c["id"].(string), "True")
+	clusterID := e.doCluster(name).ID
+
+	e.do.SetHold(true)
+	code, p := h.front.call("POST", "/api/v1/clusters/"+c["id"].(string)+"/nodepools",
+		`{"name": "workers", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "nodeCount": 2}}`)
+	if code != 201 {
+		t.Fatalf("create the pool: %d %v", code, p)
+	}
+	h.pool = "/api/v1/nodepools/" + p["id"].(string)
+	waitFor(t, 3*time.Minute, "the pool's create reached the cloud", func() bool { _, ok := e.do.PoolNamed(clusterID, "workers"); return ok })
+	return h
+}
+
+// createdOnce fails the test unless the cloud holds exactly one pool named workers.
+func (h *heldCreate) createdOnce() {
+	h.e.t.Helper()
 	pools := 0
-	for _, pool := range e.doCluster(name).NodePools {
+	for _, pool := range h.e.doCluster(h.cluster).NodePools {
 		if pool.Name == "workers" {
 			pools++
 		}
 	}
 	if pools != 1 {
-		t.Errorf("the cloud holds %d pools named workers, want exactly 1", pools)
+		h.e.t.Errorf("the cloud holds %d pools named workers, want exactly 1", pools)
 	}
 }
 
