@@ -135,3 +135,45 @@ func launchOwnRun(t *testing.T) (string, context.CancelFunc) {
 	})
 	return ts.URL, cancel
 }
+
+// On SIGTERM a replica's own listener stays open for the shutdown delay, GET /readyz answering
+// 503 and every other route still served, so that a load balancer stops sending before a
+// connection is refused; Run returns once the delay is over. With no delay the listener closes
+// at once.
+// Promise: api-sigterm-readyz-503-before-close
+func TestAStoppingReplicaAnswers503OnItsOwnListenerForTheShutdownDelay(t *testing.T) {
+	const delay = 2 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := serve.Options{DatabaseURL: "sqlite:" + filepath.Join(t.TempDir(), "serve.db"), Kinds: registry.Kinds(),
+		StackTimeout: time.Minute, RescueAfter: time.Hour, Listen: "127.0.0.1:0", ShutdownDelay: delay}
+	listening := make(chan string, 1)
+	opts.Ready = func(addr string) { listening <- addr }
+	svc, err := serve.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx, opts) }()
+	url := "http://" + <-listening
+	eventuallyProbes(t, url, http.StatusOK, "ok\n")
+
+	cancel()
+	stopped := time.Now()
+	eventuallyProbes(t, url, http.StatusServiceUnavailable, "shutting down")
+	if took := time.Since(stopped); took >= delay {
+		t.Fatalf("the 503 came %s after the stop, not within the delay of %s", took, delay)
+	}
+	if got, _ := askProbe(t, url, "/openapi.json"); got != http.StatusOK {
+		t.Errorf("GET /openapi.json during the delay = %d, want 200: the API still serves", got)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if took := time.Since(stopped); took < delay {
+		t.Errorf("Run returned %s after the stop, before the delay of %s", took, delay)
+	}
+	if _, err := http.Get(url + "/readyz"); err == nil {
+		t.Errorf("GET /readyz answered after Run returned: the listener is still open")
+	}
+}

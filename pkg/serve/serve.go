@@ -72,6 +72,11 @@ type Options struct {
 	// those still running then are interrupted and handed back to the queue, for another replica
 	// to take up at once. 0 hands them back at once.
 	ShutdownGrace time.Duration
+	// ShutdownDelay is how long the API goes on serving once Run's context ends, GET /readyz
+	// answering 503, before its listener closes: the time a load balancer (Kubernetes' endpoints)
+	// takes to see the 503 or the pod's end and stop sending, whose requests would otherwise be
+	// refused. 0 closes the listener at once.
+	ShutdownDelay time.Duration
 }
 
 // Service is a replica's parts, opened.
@@ -214,8 +219,9 @@ func (h levelAtLeast) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 // Run runs the replica until ctx ends: the workers, when it has any, and the API, when it
-// listens. When ctx ends (SIGTERM), at once: GET /readyz answers 503, the workers take no new job,
-// and the listener closes, the requests under way given 10 seconds to finish. The running jobs
+// listens. When ctx ends (SIGTERM), at once: GET /readyz answers 503 and the workers take no new
+// job; the API goes on serving for o.ShutdownDelay, then its listener closes, the requests under
+// way given 10 seconds to finish. The running jobs
 // are given o.ShutdownGrace to finish; those still running then are handed back to the queue
 // (stopWorkers). Run returns once both are done.
 func (s *Service) Run(ctx context.Context, o Options) error {
@@ -262,8 +268,14 @@ func (s *Service) Run(ctx context.Context, o Options) error {
 		return errors.Wrap(err, "serve the API")
 	case <-ctx.Done():
 	}
-	// GET /readyz answers 503 from here, before the listener closes: a load balancer stops sending.
+	// GET /readyz answers 503 from here, while the listener stays open for the delay: a load
+	// balancer stops sending before a connection is refused.
 	s.Server.ShuttingDown()
+	select {
+	case <-time.After(o.ShutdownDelay):
+	case err := <-done:
+		return errors.Wrap(err, "serve the API")
+	}
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutCtx)

@@ -131,18 +131,23 @@ func policyMounted(t *testing.T, c [2]map[string]any, configMap string) {
 	}
 }
 
-// A values file that leaves out where a secret is gets an error naming the value, not a pod
-// that cannot start.
+// A values file that leaves out where a secret or the image is, or gives the engines no time to
+// stop, gets an error naming the value, not a pod that cannot start or loses its deploys.
+// Promise: chart-refuses-unsafe-values
+// Promise: chart-refuses-short-grace
 func TestValuesThatLoseASecretsPlaceAreRefusedNamingIt(t *testing.T) {
 	for _, tc := range []struct{ name, values, want string }{
 		{"a database Secret with no name", "database:\n  secretName: \"\"\n", "database: the Secret's name"},
 		{"a Pulumi backend with no key", "backend:\n  key: \"\"\n", "backend: the key in the Secret"},
 		{"a passphrase with no Secret while no provider is named", "secrets:\n  passphrase:\n    secretName: \"\"\n", "secrets.passphrase: the Secret's name"},
 		{"a cloud token with no key", "clouds:\n  civo:\n    key: \"\"\n", "clouds.civo: the key in the Secret"},
+		{"an image with no repository", "image:\n  repository: \"\"\n", "image.repository: the registry and name"},
+		{"a grace period too short for the engines to stop", "terminationGracePeriodSeconds: 120\n", "terminationGracePeriodSeconds: 120 is under 300"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "values.yaml")
-			if err := os.WriteFile(file, []byte(tc.values), 0o600); err != nil {
+			values := "image:\n  repository: registry.example.com/clusterplane\n" + tc.values // a later key wins
+			if err := os.WriteFile(file, []byte(values), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			_, err := render(chartDir, "clusterplane", "clusterplane", file)

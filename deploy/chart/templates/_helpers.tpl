@@ -91,7 +91,7 @@ spec:
   {{- end }}
   containers:
     - name: serve
-      image: "{{ $v.image.repository }}:{{ $v.image.tag | default .root.Chart.AppVersion }}"
+      image: "{{ required "image.repository: the registry and name you pushed the clusterplane image to (make images builds it: deploy/README.md)" $v.image.repository }}:{{ $v.image.tag | default .root.Chart.AppVersion }}"
       imagePullPolicy: {{ $v.image.pullPolicy }}
       workingDir: /home/clusterplane
       args:
@@ -101,7 +101,11 @@ spec:
         - --stack-timeout={{ $v.serve.stackTimeout }}
         - --drift-every={{ $v.serve.driftEvery }}
         - --log-format={{ $v.serve.logFormat }}
-        - --shutdown-grace={{ max 0 (sub (int $v.terminationGracePeriodSeconds) 300) }}s
+        {{- if lt (int $v.terminationGracePeriodSeconds) 300 }}
+        {{- fail (printf "terminationGracePeriodSeconds: %v is under 300: serve's --shutdown-grace is 300 seconds less, the time its interrupted engines are given to stop" $v.terminationGracePeriodSeconds) }}
+        {{- end }}
+        - --shutdown-grace={{ sub (int $v.terminationGracePeriodSeconds) 300 }}s
+        - --shutdown-delay={{ $v.serve.shutdownDelay }}
         {{- with $v.secrets.provider }}
         - --secrets-provider={{ . }}
         {{- end }}

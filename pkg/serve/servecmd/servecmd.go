@@ -45,14 +45,18 @@ const DefaultDatabase = store.SQLitePrefix + "clusterplane-serve.db"
 // jobs to be handed back before the kubelet kills the process.
 const DefaultShutdownGrace = 20 * time.Minute
 
+// DefaultShutdownDelay is --shutdown-delay's default: long enough for Kubernetes to take a
+// stopping pod out of its Service's endpoints (a few seconds) before the listener closes.
+const DefaultShutdownDelay = 5 * time.Second
+
 type options struct {
 	databaseURL, listen, oidcIssuer, oidcAudience, roleClaim, proxyRole, secretsProvider, logFormat string
 	trustedProxies                                                                                  []string
 	// policy is the --policy flag's own slice, which cobra fills when it parses the arguments.
-	policy                                               *[]string
-	workers, rateBurst                                   int
-	rateLimit                                            float64
-	stackTimeout, rescueAfter, driftEvery, shutdownGrace time.Duration
+	policy                                                              *[]string
+	workers, rateBurst                                                  int
+	rateLimit                                                           float64
+	stackTimeout, rescueAfter, driftEvery, shutdownGrace, shutdownDelay time.Duration
 }
 
 // New is `clusterplane serve` and its `token` commands over the kinds.
@@ -104,6 +108,7 @@ database.`,
 	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud: the fleet scan first (one list of the cloud per 200 clusters), then a refreshing preview, spread over the interval, of each object the scan cannot vouch for; at least 1m; 0 only after each deploy")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before River takes it up again whatever its worker's lease says (default --stack-timeout plus 5m); a killed worker's job is queued again, in its old place, once its lease runs out: within a minute")
 	f.DurationVar(&o.shutdownGrace, "shutdown-grace", DefaultShutdownGrace, "on SIGTERM, how long the running deploys may go on before they are interrupted and handed back to the queue for another replica; keep it under the pod's terminationGracePeriodSeconds (the chart's: 25m)")
+	f.DurationVar(&o.shutdownDelay, "shutdown-delay", DefaultShutdownDelay, "on SIGTERM, how long the API goes on serving, GET /readyz answering 503, before its listener closes: the time a load balancer takes to stop sending it requests")
 	f.StringVar(&o.logFormat, "log-format", "text", "how the log on standard error is written: text (key=value) or json (a JSON object a line); "+
 		"each line of a request carries its request_id, each line of a job its job_id, object_id and stack")
 	o.policy = cli.PolicyFlag(cmd)
@@ -156,6 +161,9 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 	if o.rescueAfter <= o.stackTimeout {
 		return errors.Errorf("--rescue-after %s must be longer than --stack-timeout %s: a job still running would be taken up twice", o.rescueAfter, o.stackTimeout)
 	}
+	if o.shutdownDelay < 0 {
+		return errors.Errorf("--shutdown-delay %s: must be 0 (close the listener at once) or more, such as %s", o.shutdownDelay, DefaultShutdownDelay)
+	}
 	if o.shutdownGrace < 0 {
 		return errors.Errorf("--shutdown-grace %s: must be 0 (hand the running jobs back at once) or more, such as %s", o.shutdownGrace, DefaultShutdownGrace)
 	}
@@ -172,7 +180,7 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		OIDCIssuer: o.oidcIssuer, OIDCAudience: o.oidcAudience, RoleClaim: o.roleClaim,
 		TrustedProxies: prefixes, ProxyRole: proxyRole, Kinds: list, Policy: pol,
 		StackTimeout: o.stackTimeout, RescueAfter: o.rescueAfter, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
-		DriftEvery: o.driftEvery, ShutdownGrace: o.shutdownGrace, Log: logger,
+		DriftEvery: o.driftEvery, ShutdownGrace: o.shutdownGrace, ShutdownDelay: o.shutdownDelay, Log: logger,
 		Backend: func() (stackstate.Backend, error) {
 			if backend != nil {
 				return backend, nil
