@@ -2,13 +2,20 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
 
 // ShellLines are the POSIX shell lines that enter the sandbox in dir whose clouds server serves:
-// eval "$(clusterplane sandbox env)". The caller's own PATH stays, after the engine's.
+// eval "$(clusterplane sandbox env)". The caller's own PATH stays, after the engine's, and so
+// does a GOCACHE the shell set (one an earlier eval set included): Environ keeps Go's build
+// cache the user's only when it sees the one there is.
 func ShellLines(dir string, engine Engine, server *Server) []string {
-	env := Environ([]string{"PATH=$PATH"}, dir, engine, server.URLs)
+	caller := []string{"PATH=$PATH"}
+	if cache, ok := os.LookupEnv("GOCACHE"); ok {
+		caller = append(caller, "GOCACHE="+cache)
+	}
+	env := Environ(caller, dir, engine, server.URLs)
 	// A passphrase of the shell's own would win over the sandbox's file.
 	lines := []string{"unset PULUMI_CONFIG_PASSPHRASE"}
 	for _, kv := range env {
