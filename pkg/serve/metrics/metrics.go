@@ -43,7 +43,7 @@ func New(jobKinds map[string]string) *Metrics {
 		Help: "How long the API took to answer, by route pattern and method.", Buckets: prometheus.DefBuckets},
 		[]string{"route", "method"})
 	m.reconciles = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "clusterplane_reconcile_duration_seconds",
-		Help:    "How long this replica's jobs ran, by kind and outcome (completed, retried, failed, cancelled, snoozed).",
+		Help:    "How long this replica's jobs ran, by kind and outcome (completed, handed_back, retried, failed, cancelled, snoozed).",
 		Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200}}, []string{"kind", "outcome"})
 	m.retried = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "clusterplane_jobs_retried_total",
 		Help: "Jobs of this replica that failed and are queued again, by kind."}, []string{"kind"})
@@ -59,6 +59,13 @@ func New(jobKinds map[string]string) *Metrics {
 		[]string{"cloud", "operation"})
 	m.Registry.MustRegister(m.requests, m.latency, m.reconciles, m.retried, m.failed, m.rescued, m.cloud, m.cloudTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Each job counter has a series of 0 for every kind from the start: a rate over a series that
+	// appears only at its first failure would miss that failure.
+	for _, k := range jobKinds {
+		for _, c := range []*prometheus.CounterVec{m.retried, m.failed, m.rescued} {
+			c.WithLabelValues(k)
+		}
+	}
 	return m
 }
 

@@ -105,6 +105,32 @@ func cloudRequests(t *testing.T, m *metrics.Metrics, op, status string) float64 
 	return 0
 }
 
+// Promise: api-metrics-job-counters-from-start
+func TestEveryJobCounterHasASeriesForEachKindFromTheStart(t *testing.T) {
+	m := metrics.New(map[string]string{"clusterplane_reconcile": "reconcile", "clusterplane_drift": "drift"})
+	families, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, f := range families {
+		for _, s := range f.GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == "kind" {
+					found[f.GetName()+" "+l.GetValue()] = true
+				}
+			}
+		}
+	}
+	for _, name := range []string{"clusterplane_jobs_retried_total", "clusterplane_jobs_failed_total", "clusterplane_jobs_rescued_total"} {
+		for _, kind := range []string{"reconcile", "drift"} {
+			if !found[name+" "+kind] {
+				t.Errorf("no series %s{kind=%q} before any job ran", name, kind)
+			}
+		}
+	}
+}
+
 func TestAJobsOutcomeIsWhatRiverWillRecord(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
@@ -114,6 +140,8 @@ func TestAJobsOutcomeIsWhatRiverWillRecord(t *testing.T) {
 	}{
 		{"a job that returns nil completed", 1, 5, nil, "completed"},
 		{"a failure with attempts left is retried", 2, 5, errors.New("boom"), "retried"},
+		{"a job handed back by a stopping replica is handed back, not retried", 2, 5, fmt.Errorf("reconcile: %w", reconcile.ErrHandedBack), "handed_back"},
+		{"a job handed back at its last attempt is not failed", 5, 5, reconcile.ErrHandedBack, "handed_back"},
 		{"a failure of the last attempt failed", 5, 5, errors.New("boom"), "failed"},
 		{"a cancel is cancelled, attempts left or not", 1, 5, river.JobCancel(errors.New("hopeless")), "cancelled"},
 		{"a snooze is snoozed", 1, 5, river.JobSnooze(time.Minute), "snoozed"},

@@ -45,15 +45,18 @@ func (l *JobLog) Work(ctx context.Context, job *rivertype.JobRow, doInner func(c
 	return err
 }
 
-// Outcome is how a job's attempt ended, as River will record it: completed; retried (it failed
-// and has attempts left); failed (its last attempt); cancelled (its worker gave up on it);
-// snoozed (asked to run again later).
+// Outcome is how a job's attempt ended, as River will record it: completed; handed_back (its
+// replica stopped and the shutdown grace ran out: queued again, the attempt not counted against
+// it, and no failure); retried (it failed and has attempts left); failed (its last attempt);
+// cancelled (its worker gave up on it); snoozed (asked to run again later).
 func Outcome(job *rivertype.JobRow, err error) string {
 	var snooze *rivertype.JobSnoozeError
 	var cancel *rivertype.JobCancelError
 	switch {
 	case err == nil:
 		return "completed"
+	case errors.Is(err, ErrHandedBack):
+		return "handed_back"
 	case errors.As(err, &snooze):
 		return "snoozed"
 	case errors.As(err, &cancel):
