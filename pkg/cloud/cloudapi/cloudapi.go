@@ -133,7 +133,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 		if err == nil {
 			err = &Error{Method: method, Path: pathOnly(path), Status: status, Message: c.message(status, data)}
 		}
-		wait, again := c.retry(ctx, attempt, status, header)
+		wait, again := c.retry(ctx, attempt, asked(method, status), header)
 		if !again {
 			if attempt > 0 && retryable(status) {
 				return errors.Wrapf(err, "gave up after %d attempts", attempt+1)

@@ -141,6 +141,42 @@ func TestARefusedRequestIsAskedAgainAsTheRuleSaysAndCounted(t *testing.T) {
 	}
 }
 
+// A read whose answer broke off is asked again, as a 5xx is; a write whose answer broke off is
+// not, since the cloud may have carried it out.
+// Promise: cloud-client-retries-reads-not-writes
+func TestAReadThatGotNoAnswerIsAskedAgainAndAWriteIsNot(t *testing.T) {
+	for _, tc := range []struct {
+		method    string
+		wantAsked int
+		wantErr   bool
+	}{
+		{http.MethodGet, 2, false},
+		{http.MethodPost, 1, true},
+		{http.MethodDelete, 1, true},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			var asked atomic.Int64
+			server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if asked.Add(1) == 1 {
+					// The first answer breaks off: its connection closes with no status sent.
+					conn, _, err := w.(http.Hijacker).Hijack()
+					if err == nil {
+						conn.Close()
+					}
+					return
+				}
+				_ = json.NewEncoder(w).Encode(map[string]string{})
+			}))
+			defer server.Close()
+			c := cloudapi.New(server.URL, cloudapi.Bearer(token), cloudapi.Options{Retry: cloudapi.Backoff(3, time.Millisecond)})
+			err := c.Do(context.Background(), tc.method, "/v2/x", nil, nil)
+			if (err != nil) != tc.wantErr || int(asked.Load()) != tc.wantAsked {
+				t.Errorf("%s: error %v, asked %d times; want an error %v, asked %d times", tc.method, err, asked.Load(), tc.wantErr, tc.wantAsked)
+			}
+		})
+	}
+}
+
 func TestABaseThatIsNotAURLFailsAtOnceWithoutQuotingIt(t *testing.T) {
 	c := cloudapi.New("http://user:base-secret@[bad", cloudapi.Bearer(token), cloudapi.Options{Retry: cloudapi.Patient(4, time.Minute)})
 	start := time.Now()

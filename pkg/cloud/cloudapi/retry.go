@@ -15,6 +15,17 @@ import (
 // users need; the ones below are those rules.
 type Retry func(ctx context.Context, attempt, status int, header http.Header) (wait time.Duration, again bool)
 
+// asked is the status the rule is given for an attempt of method that got status: a read that got
+// no answer (its connection reset, its answer broken off) is given as a 502 is, since asking it
+// again changes nothing in the cloud; a write that got none stays 0, which the rules below never
+// ask again: the cloud may have carried it out.
+func asked(method string, status int) int {
+	if status == 0 && (method == http.MethodGet || method == http.MethodHead) {
+		return http.StatusBadGateway
+	}
+	return status
+}
+
 // Never asks nothing again: for a request whose caller decides (a tag that must not be sent twice
 // unseen).
 func Never(context.Context, int, int, http.Header) (time.Duration, bool) { return 0, false }
@@ -25,7 +36,7 @@ func retryable(status int) bool {
 }
 
 // Backoff asks a 429 or a 5xx again up to times more, waiting first and twice as long each time;
-// a request that got no answer is not asked again.
+// a write that got no answer is not asked again (a read that got none comes as a 502: asked).
 func Backoff(times int, first time.Duration) Retry {
 	return func(_ context.Context, attempt, status int, _ http.Header) (time.Duration, bool) {
 		if status == 0 || !retryable(status) || attempt >= times {
