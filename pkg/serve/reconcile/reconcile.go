@@ -159,6 +159,9 @@ func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Objec
 		}
 	}
 	st = fromUp(o, up, err, platform)
+	if job.Attempt > 1 {
+		st = mayBeOwnCreate(st, up)
+	}
 	if len(r.replaced) > 0 {
 		st = refused("Refused", "the change replaces "+strings.Join(r.replaced, ", ")+": the API changes clusters and pools "+
 			"in place only; a replacement deletes the old one with its nodes. Put the spec back, or create another "+
@@ -608,11 +611,26 @@ func inTheCloud(o store.Object, e *deploy.ExistingError) string {
 	if len(e.Live) == 1 {
 		id = e.Live[0].ID
 	}
-	return held + ", which no stack holds, and a create would make one more: nothing was created. To go on, delete it in the " +
+	return held + ", which no stack holds, and a create would make one more: this attempt created nothing. To go on, delete it in the " +
 		"cloud and send PUT " + path + " with the same spec and If-Match: its resource_version; or " + another +
 		"; or keep the cloud's one and take it over with the CLI, `clusterplane adopt MANIFEST --id " + id + "` (MANIFEST a " +
 		"clusterplane manifest of this " + noun + ", with the spec GET " + path + " returns), then DELETE " + path +
 		": the CLI manages it from then on, since the API deploys only the stacks it made"
+}
+
+// mayBeOwnCreate adds to a refusal of a name the cloud holds, met by a job's later attempt, that
+// an earlier attempt may have made it: a create the cloud carried out but answered with an error,
+// or not at all, is found so by the next attempt, which cannot tell it from one made elsewhere.
+func mayBeOwnCreate(st store.ControllerStatus, out outcome.Outcome) store.ControllerStatus {
+	var existing *deploy.ExistingError
+	if !errors.As(out.Err, &existing) || existing.ManagedBy != "" {
+		return st
+	}
+	for i, c := range st.Conditions {
+		st.Conditions[i].Message = strings.TrimSuffix(c.Message, ".") + ". An earlier attempt of this job failed: a create the " +
+			"cloud answered with an error, or not at all, can still have been carried out, and this may be the one it made"
+	}
+	return st
 }
 
 // failed is the status of a failure another run may mend: Ready=False and Degraded, reason

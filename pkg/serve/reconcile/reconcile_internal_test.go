@@ -145,10 +145,10 @@ func TestAPoolTheCloudAlreadyHoldsIsRefusedNamingItAndWhatTheClientCanDo(t *test
 		want, not []string
 	}{
 		{"a pool made outside clusterplane", &deploy.ExistingError{File: manifestFile, Live: live, NameField: "spec.nodePoolName"},
-			[]string{"node pool workers in cluster c-1 (id np-9)", "nothing was created", "delete it in the cloud",
+			[]string{"node pool workers in cluster c-1 (id np-9)", "this attempt created nothing", "delete it in the cloud",
 				"send PUT /api/v1/nodepools/5f0c with the same spec and If-Match: its resource_version",
 				"`clusterplane adopt MANIFEST --id np-9`", "DELETE /api/v1/nodepools/5f0c", "destroys nothing"},
-			[]string{"adopt " + manifestFile, "run up again"}},
+			[]string{"adopt " + manifestFile, "run up again", "earlier attempt"}},
 		{"a pool another stack manages", &deploy.ExistingError{File: manifestFile, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod",
 			NameField: "spec.nodePoolName"},
 			[]string{"node pool workers in cluster c-1 (id np-9)", "digitaloceankubernetesnodepool/prod", "another name",
@@ -171,6 +171,32 @@ func TestAPoolTheCloudAlreadyHoldsIsRefusedNamingItAndWhatTheClientCanDo(t *test
 				if strings.Contains(ready.Message, n) {
 					t.Errorf("message %q\nsays %q, which an API client cannot follow", ready.Message, n)
 				}
+			}
+		})
+	}
+}
+
+// A later attempt of a job that finds the name taken says that its earlier attempt's create, which
+// the cloud may have carried out while answering with an error, may have made it; a pool another
+// stack manages, or a first attempt, says nothing of the kind.
+// Promise: api-later-attempt-says-own-create
+func TestALaterAttemptThatFindsTheNameTakenSaysAnEarlierAttemptMayHaveMadeIt(t *testing.T) {
+	pool := store.Object{ID: "5f0c", Type: store.NodePool, Name: "workers"}
+	live := []kinds.Live{{Type: "node pool", Name: "workers", Where: "cluster c-1", ID: "np-9"}}
+	for _, tt := range []struct {
+		name string
+		err  *deploy.ExistingError
+		want bool
+	}{
+		{"a pool no stack holds", &deploy.ExistingError{File: manifestFile, Live: live}, true},
+		{"a pool another stack manages", &deploy.ExistingError{File: manifestFile, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: tt.err}
+			st := mayBeOwnCreate(fromUp(pool, out, nil, "digitalocean"), out)
+			ready, _ := st.Condition("Ready")
+			if got := strings.Contains(ready.Message, "this may be the one it made"); got != tt.want || ready.Reason != "Refused" {
+				t.Errorf("Ready %s %q: says an earlier attempt may have made it %v, want %v", ready.Reason, ready.Message, got, tt.want)
 			}
 		})
 	}
