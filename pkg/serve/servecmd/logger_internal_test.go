@@ -30,3 +30,25 @@ func TestTheLogNeverHoldsTheRunsSecretsInEitherFormat(t *testing.T) {
 		})
 	}
 }
+
+// A replica whose database several replicas can share, but whose stacks' state is in a folder of
+// its own machine, warns at its start; an SQLite file (one machine) or a shared backend does not.
+// Promise: api-warns-of-an-unshared-backend
+func TestAReplicaOnPostgreSQLWarnsWhenItsStacksStateIsALocalFolder(t *testing.T) {
+	for _, tc := range []struct {
+		name, database, backend string
+		warns                   bool
+	}{
+		{"PostgreSQL with a file backend warns", "postgres://db/serve", "file:///var/state", true},
+		{"PostgreSQL with no backend named warns", "postgres://db/serve", "", true},
+		{"PostgreSQL with a postgres backend does not", "postgres://db/serve", "postgres://db/state", false},
+		{"an SQLite file with a file backend does not", "sqlite:serve.db", "file:///var/state", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := unsharedBackend(tc.database, tc.backend)
+			if (got != "") != tc.warns {
+				t.Errorf("unsharedBackend(%q, %q) = %q, want a warning %v", tc.database, tc.backend, got, tc.warns)
+			}
+		})
+	}
+}

@@ -116,6 +116,21 @@ database.`,
 	return cmd
 }
 
+// unsharedBackend is a warning when the database is one several replicas can share (PostgreSQL)
+// but the stacks' state is in a folder of this machine (a file:// backend, or none named: the
+// user's own), which no other replica reads and which a pod loses when it restarts.
+func unsharedBackend(databaseURL, backendURL string) string {
+	if strings.HasPrefix(databaseURL, store.SQLitePrefix) || (backendURL != "" && !strings.HasPrefix(backendURL, "file:")) {
+		return ""
+	}
+	where := "a local folder (" + autostack.BackendEnv + " " + backendURL + ")"
+	if backendURL == "" {
+		where = "the local folder Pulumi uses when " + autostack.BackendEnv + " is not set"
+	}
+	return "the stacks' state is in " + where + ", while the database is PostgreSQL: several replicas must share one " +
+		"backend (a postgres:// URL), or each deploys from state the others never see; in a pod the folder is lost at a restart"
+}
+
 // database is --database-url, else $CLUSTERPLANE_DATABASE_URL, else DefaultDatabase (inside the
 // sandbox, that file in the sandbox's folder).
 func (o *options) database() string {
@@ -170,6 +185,9 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 	logger, err := o.logger(cmd.ErrOrStderr())
 	if err != nil {
 		return err
+	}
+	if warning := unsharedBackend(o.databaseURL, os.Getenv(autostack.BackendEnv)); warning != "" {
+		logger.Warn(warning)
 	}
 	exe, err := os.Executable()
 	if err != nil {
