@@ -17,9 +17,10 @@ bin=$root/.engine/bin
 # A go.work of the developer's would put these modules in one build list; they must stay apart.
 export GOWORK=off
 
-mkdir -p "$bin"
-# The plugins first, in a second: without them the engine built below is of no use.
+# The plugins first, in a second: without them the engine built below is of no use. Checked
+# before any folder is made, so that a refusal leaves no empty .engine behind.
 bash "$engine/providers.sh" --check
+mkdir -p "$bin"
 
 # version DIR MODULE: the version of MODULE that the module in DIR requires.
 version() { (cd "$1" && go list -m -f '{{.Version}}' "$2"); }

@@ -19,8 +19,6 @@ out=$root/.engine/plugins
 work=$root/.engine/src
 export GOWORK=off GOFLAGS=-mod=mod
 
-mkdir -p "$out"
-
 # install NAME VERSION: pulumi plugin install the provider into a Pulumi home of its own (the
 # user's is left alone) and copy the plugin into $out; fails when the download does.
 install() {
@@ -47,12 +45,15 @@ installed() {
 	echo "pulumi-resource-$name: copied from $own"
 }
 
-# fail MISSING...: the refusal naming both ways to get the plugins.
+# fail MISSING...: the refusal naming every way to get the plugins.
 fail() {
-	echo "providers: could not get $*. Two ways give the plugins:" \
+	echo "providers: could not get $*. Three ways give the plugins:" \
 		"1) \`pulumi plugin install resource digitalocean 4.57.0\` and \`pulumi plugin install resource civo 2.4.8\`," \
 		"which download them from get.pulumi.com (this machine could not reach it);" \
-		"2) building them from the pinned sources in ../shared/providers-src (or the folder" \
+		"2) the plugins already in your Pulumi home, as an earlier \`pulumi plugin install\` (here or on another" \
+		"machine, then copied) lays them out: ${PULUMI_HOME:-$HOME/.pulumi}/plugins/resource-digitalocean-v4.57.0/pulumi-resource-digitalocean" \
+		"and .../resource-civo-v2.4.8/pulumi-resource-civo;" \
+		"3) building them from the pinned sources in ../shared/providers-src (or the folder" \
 		"CLUSTERPLANE_PROVIDERS_SRC names), which this clone does not have" >&2
 	exit 1
 }
@@ -78,8 +79,9 @@ if [[ ${1:-} == --check ]]; then
 	exit 0
 fi
 
+mkdir -p "$out"
 if [[ ! -d $srcs ]]; then
-	echo "providers: $srcs is absent (a clone without ../shared): installing the plugins with pulumi plugin install"
+	echo "providers: $srcs is absent (a clone without ../shared): the plugins come from your Pulumi home or pulumi plugin install"
 	missing=()
 	for plugin in "${plugins[@]}"; do
 		read -r name ver <<<"$plugin"

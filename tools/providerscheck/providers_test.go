@@ -60,10 +60,10 @@ func TestProvidersGetsThePluginsTheWayAUserDoesWithoutTheSources(t *testing.T) {
 		plugins []string
 	}{
 		{name: "the plugins are installed with pulumi plugin install and copied in", pulumi: installs,
-			want:    []string{"installing the plugins with pulumi plugin install"},
+			want:    []string{"the plugins come from your Pulumi home or pulumi plugin install"},
 			plugins: plugins},
-		{name: "with no way to the internet it fails naming both ways", pulumi: offline, fails: true,
-			want: slices.Concat([]string{"could not get pulumi-resource-", "../shared/providers-src"}, named, installed)},
+		{name: "with no way to the internet it fails naming every way", pulumi: offline, fails: true,
+			want: slices.Concat([]string{"could not get pulumi-resource-", "../shared/providers-src", "already in your Pulumi home", "resource-civo-v2.4.8/pulumi-resource-civo"}, named, installed)},
 		{name: "a plugin already in place is kept and the other still named", pulumi: offline, fails: true,
 			kept:    []string{kept},
 			want:    slices.Concat([]string{kept + ": kept", "could not get pulumi-resource-"}, others),
