@@ -709,3 +709,24 @@ func (e *env) statusFromRecordsAgrees(file string) {
 		e.t.Errorf("status from the backend's records:\n%s\nthrough the Pulumi CLI:\n%s", got, want)
 	}
 }
+
+// A newcomer's up with no token in the environment or the manifest is refused before the engine
+// runs, naming the file and the variable: no stack recorded, nothing asked of the cloud.
+// Promise: up-without-a-token-refused-before-the-engine
+func TestAnUpWithNoTokenIsRefusedBeforeTheEngineAndRecordsNoStack(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.vars = append(e.vars, "DIGITALOCEAN_TOKEN=")
+	manifest := e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
+	before := len(e.do.Requests(""))
+	r, code := e.clusterplane("up", manifest, "--yes")
+	if code != 1 || !strings.Contains(r.stderr+r.stdout, "cluster.yaml: no DigitalOcean API token: set DIGITALOCEAN_TOKEN") {
+		t.Fatalf("up with no token = %d, want 1 naming the file and DIGITALOCEAN_TOKEN: %s", code, r)
+	}
+	if n := len(e.do.Requests("")) - before; n != 0 {
+		t.Errorf("the refused up sent the cloud %d requests, want none", n)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(e.dir, "state", ".pulumi", "stacks")); len(entries) != 0 {
+		t.Errorf("the refused up recorded stacks: %v", entries)
+	}
+}

@@ -3,6 +3,8 @@ package deploy_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,5 +151,59 @@ func TestThePipelineRefusesARequestWithoutAnOperationOrABackend(t *testing.T) {
 		if _, err := pipeline.Run(context.Background(), r); err == nil || !strings.Contains(err.Error(), "needs an Op") {
 			t.Errorf("a request without its Op or Backend ran: %v", err)
 		}
+	}
+}
+
+// providerBackend is the fake backend as the engine is: its stacks run provider plugins, which
+// need a cloud's token.
+type providerBackend struct{ *deploytest.Backend }
+
+func (providerBackend) RunsProviders() bool { return true }
+
+// On a backend that runs the providers, an operation that asks the cloud is refused before any
+// stack is touched when a manifest's cloud has no token, naming the file and the variable to set;
+// status reads the backend alone and runs, and a token in the environment lets the up run.
+// Promise: up-without-a-token-refused-before-the-engine
+func TestAnOperationThatAsksTheCloudWithoutItsTokenIsRefusedBeforeAnyStackRuns(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"a.yaml": clusterText("a", "prod")})
+	cloud := httptest.NewServer(http.NotFoundHandler()) // asked what it offers, it answers nothing
+	defer cloud.Close()
+	for _, tc := range []struct {
+		name    string
+		op      pipeline.Step
+		token   string
+		refused bool
+	}{
+		{"an up with no token is refused", pipeline.Up(deploy.UpOptions{}), "", true},
+		{"a preview with no token is refused", preview, "", true},
+		{"a destroy with no token is refused", pipeline.Destroy(deploy.DestroyOptions{}), "", true},
+		{"a status with no token runs", pipeline.Status(false), "", false},
+		{"an up with a token runs", pipeline.Up(deploy.UpOptions{}), "dop_v1_test-token-never-shown", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := reading(t, "", false) // which clears the tokens
+			t.Setenv("DIGITALOCEAN_TOKEN", tc.token)
+			t.Setenv("DIGITALOCEAN_API_URL", cloud.URL)
+			b := providerBackend{deploytest.New()}
+			_, err := pipeline.Run(context.Background(), pipeline.Request{Paths: []string{dir},
+				Files: files, Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 1,
+				StackTimeout: time.Minute, Op: tc.op})
+			var problems *deploytarget.ProblemsError
+			refused := errors.As(err, &problems)
+			if refused != tc.refused {
+				t.Fatalf("refused %v (%v), want %v", refused, err, tc.refused)
+			}
+			if !refused {
+				return
+			}
+			if msg := err.Error(); !strings.Contains(msg, "a.yaml: no DigitalOcean API token: set DIGITALOCEAN_TOKEN") {
+				t.Errorf("error %q does not name the file and the variable", msg)
+			}
+			for _, c := range b.Calls() {
+				if !strings.HasPrefix(c, "exists ") {
+					t.Errorf("a stack was touched before the refusal: %s", c)
+				}
+			}
+		})
 	}
 }

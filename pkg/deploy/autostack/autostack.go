@@ -175,6 +175,9 @@ func checkFileBackend(url string) error {
 // URL is the backend's URL.
 func (b *Backend) URL() string { return b.url }
 
+// RunsProviders is true: the engine runs the clouds' provider plugins (stackstate.ProviderRunner).
+func (b *Backend) RunsProviders() bool { return true }
+
 // checkSecretsProvider refuses a secrets provider Pulumi does not accept, before any stack is
 // made with it.
 func checkSecretsProvider(p string) error {

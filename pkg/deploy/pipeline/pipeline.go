@@ -97,6 +97,38 @@ type Request struct {
 // deploying would do.
 func checksOffer(o operation.Name) bool { return o == operation.Preview || o == operation.Up }
 
+// asksTheCloud tells that the operation's engine reads or writes the cloud, which its provider
+// cannot do without an API token. status (unless --drift) and kubeconfig read the backend alone.
+func asksTheCloud(o operation.Name) bool {
+	switch o {
+	case operation.Preview, operation.Up, operation.Refresh, operation.Drift, operation.Destroy, operation.Adopt:
+		return true
+	}
+	return false
+}
+
+// withTokens refuses, before any stack runs, a target whose cloud has no API token, in its
+// provider config or the environment: its engine would run, record the stack and fail at the
+// provider's first call, with the provider's error rather than the variable to set.
+func withTokens(targets []deploytarget.Target) error {
+	var problems []error
+	for _, t := range targets {
+		if _, _, token := stackinput.CloudAPI(t.Input); token != "" {
+			continue
+		}
+		c, _, _, ok := stackinput.ProviderConfig(t.Input)
+		if !ok {
+			continue
+		}
+		problems = append(problems, &stackinput.Error{Problems: []stackinput.Problem{{File: t.File, RuleID: "token.missing",
+			Message: "no " + c.Name + " API token: set " + c.TokenEnv + " (or providerConfig.apiToken in a stack input); nothing was run"}}})
+	}
+	if len(problems) > 0 {
+		return &deploytarget.ProblemsError{Problems: problems}
+	}
+	return nil
+}
+
 // scans tells that the operation scans the fleet (unless Deep) to leave alone the stacks the
 // scan vouches for.
 func scans(o operation.Name) bool {
@@ -186,6 +218,11 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 	results, denied, err := r.evaluatePolicy(ctx, b, sorted, texts)
 	if err != nil || denied != nil {
 		return denied, err
+	}
+	if p, ok := b.(stackstate.ProviderRunner); ok && p.RunsProviders() && asksTheCloud(r.Op.Operation()) {
+		if err := withTokens(sorted); err != nil {
+			return nil, err
+		}
 	}
 	if checksOffer(r.Op.Operation()) {
 		if err := r.checkBeforeEngine(ctx, b, sorted, texts); err != nil {

@@ -27,6 +27,13 @@ type Backend interface {
 	Exists(ctx context.Context, project, stack string) (bool, error)
 }
 
+// ProviderRunner is a backend whose stacks run the clouds' provider plugins (the Pulumi engine):
+// a provider reads its cloud's API token, and without one an operation fails at its first call,
+// after the stack is recorded. A backend of stand-ins runs none and needs no token.
+type ProviderRunner interface {
+	RunsProviders() bool
+}
+
 // Stack is one stack of a backend, as the operations use it.
 type Stack interface {
 	// Name is the stack's name as the Pulumi CLI takes it (--stack): organization/project/stack.
