@@ -167,25 +167,19 @@ func (s *Server) Handler() http.Handler {
 // not clean (which the mux redirects), a path no route has (404), and a method a path does not
 // take (405, with Allow). A path that is not clean is refused, not redirected: a client that
 // follows the redirect may resend its write elsewhere than it meant, and one that does not gets
-// HTML it cannot read.
+// HTML it cannot read. The 404 and the 405 are the mux's own route "/", which every request no
+// other route takes reaches, so that a request that is served is matched once, not twice.
 func (s *Server) routed(mux *http.ServeMux) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		// No route matched: the metrics and the span (traced) read an empty pattern as that.
+		r.Pattern = ""
 		path := r.URL.EscapedPath()
-		if clean := cleanPath(path); clean != path {
-			s.fail(w, r, &body.ProblemsError{Problems: []body.Problem{{Field: "(path)", Rule: "path.clean",
-				Message: "has an empty, . or .. segment: send the path itself, " + clean}}})
-			return
-		}
-		if _, pattern := mux.Handler(r); pattern != "" {
-			mux.ServeHTTP(w, r)
-			return
-		}
-		// The mux says only that nothing matched: a path that some other method matches is a 405.
+		// "/" takes every method: a path that another route takes with another method is a 405.
 		var allow []string
 		for _, m := range []string{"DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"} {
 			probe := r.Clone(r.Context())
 			probe.Method = m
-			if _, pattern := mux.Handler(probe); pattern != "" {
+			if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/" {
 				allow = append(allow, m)
 			}
 		}
@@ -197,6 +191,15 @@ func (s *Server) routed(mux *http.ServeMux) http.Handler {
 		}
 		s.fail(w, r, &Error{Status: http.StatusNotFound, Code: "NOT_FOUND", Message: "no route has the path " + path,
 			Details: "the routes are in docs/api.md and GET /openapi.json"})
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := r.URL.EscapedPath()
+		if clean := cleanPath(path); clean != path {
+			s.fail(w, r, &body.ProblemsError{Problems: []body.Problem{{Field: "(path)", Rule: "path.clean",
+				Message: "has an empty, . or .. segment: send the path itself, " + clean}}})
+			return
+		}
+		mux.ServeHTTP(w, r)
 	})
 }
 
