@@ -827,26 +827,46 @@ func seedStore(b *testing.B, db string, clusters, pools int) ([]string, [][]stri
 	return clusterIDs, poolIDs
 }
 
-// staticCopy starts a static Go server answering each of paths with the bytes (and the
-// Content-Type) the replica answers it with now, and returns a client of it like a's.
+// staticCopy starts a static Go server answering each of paths with the bytes the replica
+// answers it with now, its headers as well as its body (all but Date and Content-Length, which
+// the server writes itself), and returns a client of it like a's.
 func (a *benchAPI) staticCopy(b *testing.B, paths []string) *benchAPI {
 	b.Helper()
-	answers := map[string][]byte{}
+	type answer struct {
+		header http.Header
+		body   []byte
+	}
+	answers := map[string]answer{}
 	for _, p := range paths {
-		code, data, err := a.do(auth.Viewer, "GET", p, "")
-		if err != nil || code != http.StatusOK {
-			b.Fatalf("GET %s: %d %v %.200s", p, code, err, data)
+		req, err := http.NewRequest("GET", a.url+p, nil)
+		if err != nil {
+			b.Fatal(err)
 		}
-		answers[p] = data
+		req.Header.Set("Authorization", "Bearer "+a.tokens[auth.Viewer])
+		resp, err := a.client.Do(req)
+		if err != nil {
+			b.Fatalf("GET %s: %v", p, err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("GET %s: %d %v %.200s", p, resp.StatusCode, err, data)
+		}
+		header := resp.Header.Clone()
+		header.Del("Date")
+		header.Del("Content-Length")
+		answers[p] = answer{header, data}
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, ok := answers[r.URL.RequestURI()]
+		ans, ok := answers[r.URL.RequestURI()]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(data)
+		for k, v := range ans.header {
+			w.Header()[k] = v
+		}
+		_, _ = w.Write(ans.body)
 	}))
 	b.Cleanup(srv.Close)
 	transport := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}
