@@ -47,7 +47,7 @@ help:
 	@echo "                      a throwaway PostgreSQL; p50, p99, requests a second and the load (BENCH_API_ROUNDS=20);"
 	@echo "                      *-clients-apart: the clients in a process of their own on one core, the replica on the other;"
 	@echo "                      and 10,000 clusters with 20,000 pools on PostgreSQL, beside a static server of the same bytes"
-	@echo "                      (BENCH_API_FLEET_ROUNDS=200)"
+	@echo "                      and headers (BENCH_API_FLEET_ROUNDS=200)"
 	@echo "make bench-fleet      status, drift, unchanged preview and up on fleets of 1,000, 3,000 and 10,000 DigitalOcean stacks:"
 	@echo "                      wall, CPU, peak memory, engines, requests, and each figure's 10,000/1,000 ratio; fails when a"
 	@echo "                      wall or CPU ratio exceeds 15 (bench/fleet.sh; needs make engine; FLEET_SIZES=\"1000 10000\","
