@@ -66,9 +66,15 @@ func startBench(b *testing.B, db string) *benchAPI {
 // do sends one request as role and returns its status and body. It is safe from any goroutine:
 // it returns errors rather than failing the benchmark.
 func (a *benchAPI) do(role auth.Role, method, path, body string, headers ...string) (int, []byte, error) {
+	code, _, data, err := a.answer(role, method, path, body, headers...)
+	return code, data, err
+}
+
+// answer is do with the response's headers too.
+func (a *benchAPI) answer(role auth.Role, method, path, body string, headers ...string) (int, http.Header, []byte, error) {
 	req, err := http.NewRequest(method, a.url+path, strings.NewReader(body))
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+a.tokens[role])
 	if body != "" {
@@ -79,11 +85,11 @@ func (a *benchAPI) do(role auth.Role, method, path, body string, headers ...stri
 	}
 	resp, err := a.client.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, data, err
+	return resp.StatusCode, resp.Header, data, err
 }
 
 // must is do from the benchmark's goroutine, failing it on an error or another status than want,
@@ -664,8 +670,8 @@ func machineTicks() (busy, idle uint64) {
 // pools; in "get" each reads a pool of its own, spread over the 20,000. Each round goes to the
 // replica and, the same 200 paths at once, to a static Go server answering the bytes the
 // replica gave (no token, no database), which of the two goes first swapping every round, so
-// both meet the same machine; `p99-over-static` is the replica's p99 over the static server's. Seeding writes the objects to
-// the store directly (the API's checks of each body are not what is measured). "list" also
+// both meet the same machine; `p99-over-static` is the replica's p99 over the static server's.
+// Seeding writes the objects to the store directly (the API's checks of each body are not what is measured). "list" also
 // reports what a page cost when each list was read page by page by cursor once, before any page
 // was saved (walk-*-ms/page).
 func BenchmarkTwoHundredConcurrentClientsAtTenThousandClusters(b *testing.B) {
@@ -845,21 +851,10 @@ func (a *benchAPI) staticCopy(b *testing.B, paths []string) *benchAPI {
 	}
 	answers := map[string]answer{}
 	for _, p := range paths {
-		req, err := http.NewRequest("GET", a.url+p, nil)
-		if err != nil {
-			b.Fatal(err)
+		code, header, data, err := a.answer(auth.Viewer, "GET", p, "")
+		if err != nil || code != http.StatusOK {
+			b.Fatalf("GET %s: %d %v %.200s", p, code, err, data)
 		}
-		req.Header.Set("Authorization", "Bearer "+a.tokens[auth.Viewer])
-		resp, err := a.client.Do(req)
-		if err != nil {
-			b.Fatalf("GET %s: %v", p, err)
-		}
-		data, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			b.Fatalf("GET %s: %d %v %.200s", p, resp.StatusCode, err, data)
-		}
-		header := resp.Header.Clone()
 		header.Del("Date")
 		header.Del("Content-Length")
 		answers[p] = answer{header, data}
