@@ -199,10 +199,16 @@ func sameOp(op string) bool { return op == "same" || op == "read" || op == "refr
 func rowText(command operation.Name, s runreport.StackReport) string {
 	word := ResultOf(command, s)
 	text := unsaid(unsaid(oneLine(outcomeText(command, s)), outcomeWord(command, s.Outcome)), word)
-	if strings.HasPrefix(text, word+" ") {
+	sep := ": "
+	switch {
+	case strings.HasPrefix(text, word+" "):
 		// A reason that begins with the word says it in its own sentence: "unchanged since the
 		// last up (...): not run", "not deployed (never, or destroyed)".
 		word, text = text, ""
+	case strings.Contains(text, "; "+word+": "):
+		// A reason that says the word in a clause of its own says it once, there: "no drift;
+		// pending: spec.nodeCount 2 → 3, not applied", not "pending: no drift; pending: ...".
+		word, text, sep = text, "", "; "
 	}
 	parts := []string{text}
 	if command == operation.Drift {
@@ -215,7 +221,7 @@ func rowText(command operation.Name, s runreport.StackReport) string {
 	if len(parts) == 0 {
 		return word
 	}
-	return word + ": " + strings.Join(parts, "; ")
+	return word + sep + strings.Join(parts, "; ")
 }
 
 // unsaid is text without word at its start, where it says the word again ("destroyed, stack
