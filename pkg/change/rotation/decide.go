@@ -136,6 +136,14 @@ func sizeOf(pool protoreflect.Message) poolSize {
 	return p
 }
 
+// counted says n with its unit, one or many as n asks: "1 minute", "30 minutes", "1 node is".
+func counted(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // surge is how many nodes a new pool of this size starts with: all of them must be Ready before
 // the old pool is drained.
 func (p poolSize) surge() int64 { return p.low }
@@ -189,8 +197,8 @@ func plan(table *effects.Table, oldSpec, newSpec protoreflect.Message, path stri
 	poolPath := strings.TrimSuffix(path, ".rollout")
 	oldName, newName := poolName(oldPool), poolName(newPool)
 	rot := Rotation{Pool: poolPath, Name: oldName, Changes: changes, old: sizeOf(oldPool), new: sizeOf(newPool)}
-	drain := fmt.Sprintf("drain its nodes through the eviction API, PodDisruptionBudgets respected and DaemonSet pods left, "+
-		"within %d minutes", r.drainMinutes)
+	drain := "drain its nodes through the eviction API, PodDisruptionBudgets respected and DaemonSet pods left, within " +
+		counted(r.drainMinutes, "minute", "minutes")
 	if r.deleteEmptyOK {
 		drain += "; pods with emptyDir volumes are evicted and lose that data"
 	} else {
@@ -201,7 +209,8 @@ func plan(table *effects.Table, oldSpec, newSpec protoreflect.Message, path stri
 		both := []poolSize{a, b}
 		rot.Steps = append(rot.Steps,
 			Step{Action: StepCreate, Pool: to, Detail: "create pool " + to + " with " + b.nodes() + created, running: both},
-			Step{Action: StepWait, Pool: to, Detail: fmt.Sprintf("wait until its %d nodes are Ready in the cluster, within %d minutes", b.surge(), r.readyMinutes), running: both},
+			Step{Action: StepWait, Pool: to, Detail: "wait until its " + counted(b.surge(), "node is", "nodes are") + " Ready in the cluster, within " +
+				counted(r.readyMinutes, "minute", "minutes"), running: both},
 			Step{Action: StepCordon, Pool: from, Detail: "cordon the nodes of pool " + from + ": nothing new is scheduled there", running: both},
 			Step{Action: StepDrain, Pool: from, Detail: drain, running: both},
 			Step{Action: StepDelete, Pool: from, Detail: "delete pool " + from, running: []poolSize{b}},
