@@ -30,13 +30,29 @@ import (
 
 var update = flag.Bool("update", false, "rewrite docs/promises.md from the docs and the tests")
 
-// promiseDocs are the docs whose promising sentences must carry an id, relative to root.
-var promiseDocs = []string{
-	"docs/deploying.md",
-	"docs/api.md",
-	"docs/pitfalls.md",
-	"docs/sandbox.md",
-	"docs/karpenter.md",
+// promiseDocs are the docs whose promising sentences must carry an id, relative to root: the
+// README, every page under docs/ but the ledger itself, and the READMEs of the pages' own modules.
+// The pages under docs/ are found, so that a new page is covered without a change here.
+var promiseDocs = findPromiseDocs(root)
+
+// promiseReadmes are the pages outside docs/ whose promising sentences must carry an id.
+var promiseReadmes = []string{"README.md", "karpenter/README.md"}
+
+// findPromiseDocs returns, relative to dir with forward slashes, the README first, then every
+// *.md under dir's docs/ in order but ledgerFile, then the other promiseReadmes.
+func findPromiseDocs(dir string) []string {
+	docs := []string{promiseReadmes[0]}
+	filepath.WalkDir(filepath.Join(dir, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(d.Name(), ".md") {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err == nil && filepath.ToSlash(rel) != ledgerFile {
+			docs = append(docs, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	return append(docs, promiseReadmes[1:]...)
 }
 
 const ledgerFile = "docs/promises.md"
@@ -185,7 +201,7 @@ func sentences(file string, b block) (out []sentence, problems []problem) {
 	}
 	for i := 0; i < len(text); i++ {
 		c := text[i]
-		if strings.HasPrefix(text[i:], "<!--") {
+		if !inCode && strings.HasPrefix(text[i:], "<!--") { // in a code span it is an example, not an id
 			close := strings.Index(text[i:], "-->")
 			if close < 0 {
 				break
@@ -305,7 +321,7 @@ func heldPromises(file string, src []byte) (map[string][]holder, []problem) {
 			switch {
 			case test == "":
 				problems = append(problems, problem{file, line, fmt.Sprintf("// Promise: %s is neither directly above nor inside a function", m[1])})
-			case !strings.HasPrefix(test, "Test"):
+			case !strings.HasPrefix(test, "Test") && !strings.HasPrefix(test, "Fuzz"): // go test runs a fuzz test's seeds
 				problems = append(problems, problem{file, line, fmt.Sprintf("// Promise: %s is on %s, which is no test", m[1], test)})
 			default:
 				held[m[1]] = append(held[m[1]], holder{file: file, line: line, test: test})
@@ -389,7 +405,7 @@ func ledger(docs map[string][]sentence, held map[string][]holder) (string, []pro
 	for _, id := range ids {
 		if _, ok := first[id]; !ok {
 			for _, h := range held[id] {
-				problems = append(problems, problem{h.file, h.line, fmt.Sprintf("// Promise: %s names no promise of %s", id, strings.Join(promiseDocs, ", "))})
+				problems = append(problems, problem{h.file, h.line, fmt.Sprintf("// Promise: %s names no promise of the docs", id)})
 			}
 		}
 	}
@@ -402,7 +418,11 @@ func ledger(docs map[string][]sentence, held map[string][]holder) (string, []pro
 	b.WriteString("[Contributing](contributing.md#promises).\n")
 	for _, file := range promiseDocs {
 		name := strings.TrimPrefix(file, "docs/")
-		fmt.Fprintf(&b, "\n## [%s](%s)\n\n", name, name)
+		target := name
+		if name == file {
+			target = "../" + file // a page outside docs/, linked from docs/promises.md
+		}
+		fmt.Fprintf(&b, "\n## [%s](%s)\n\n", name, target)
 		b.WriteString("| id | promise | held by |\n|---|---|---|\n")
 		for _, s := range docs[file] {
 			for _, id := range s.ids {
@@ -512,6 +532,9 @@ func TestPromisesAreFoundSentenceBySentence(t *testing.T) {
 		{"list items are blocks; their lines continue them",
 			"- one within 2\n  minutes. <!-- promise: one -->\n- two\n\nText refused it.",
 			[]string{"one within 2 minutes. @1 ! #one", "two @3", "Text refused it. @5 !"}},
+		{"an id in a code span is an example, not an id",
+			"It never fails: `<!-- promise: x -->` marks it. <!-- promise: y -->",
+			[]string{"It never fails: `` marks it. @1 ! #y"}},
 		{"a numbered line continues a paragraph or the item it is indented under",
 			"- It exits\n  4. So it is.\n\nIt exits\n2. Then.\n\n1. a\n2. b",
 			[]string{"It exits 4. @1 !", "So it is. @2", "It exits 2. @4 !", "Then. @5", "a @7", "b @8"}},
@@ -551,6 +574,10 @@ func TestA(t *testing.T) {
 	// Promise: not-in-docs
 }
 
+func FuzzB(f *testing.F) {
+	// Promise: exits-three
+}
+
 func helper() {
 	// Promise: exits-three
 }
@@ -568,15 +595,52 @@ var x = 1
 	}
 	f := promiseDocs[0]
 	want := []string{
-		"pkg/x_test.go:11: // Promise: exits-three is on helper, which is no test",
-		"pkg/x_test.go:14: // Promise: floating is neither directly above nor inside a function",
+		"pkg/x_test.go:15: // Promise: exits-three is on helper, which is no test",
+		"pkg/x_test.go:18: // Promise: floating is neither directly above nor inside a function",
 		f + ":1: a promising sentence has no id (<!-- promise: some-id --> after it): It never fails.",
 		f + `:5: promise id "exits-three" is used twice: first at ` + f + ":3",
 		f + `:7: promise id "Not_An_Id" is not lower-case words joined by hyphens`,
 		f + `:7: promise "Not_An_Id" is held by no test (// Promise: Not_An_Id in a test)`,
-		"pkg/x_test.go:7: // Promise: not-in-docs names no promise of " + strings.Join(promiseDocs, ", "),
+		"pkg/x_test.go:7: // Promise: not-in-docs names no promise of the docs",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Promise: ledger-covers-every-page
+func TestPromisesCoverTheReadmeEveryPageOfTheDocsAndTheKarpenterReadme(t *testing.T) {
+	covered := map[string]bool{}
+	for _, file := range promiseDocs {
+		covered[file] = true
+	}
+	if covered[ledgerFile] {
+		t.Errorf("%s is generated from the others' ids; it must not be among promiseDocs", ledgerFile)
+	}
+	for _, file := range markdownFiles(t) {
+		if (strings.HasPrefix(file, "docs/") && file != ledgerFile) || file == "README.md" || file == "karpenter/README.md" {
+			if !covered[file] {
+				t.Errorf("%s is left out of promiseDocs: its promising sentences would go unchecked", file)
+			}
+			delete(covered, file)
+		}
+	}
+	for file := range covered {
+		t.Errorf("promiseDocs names %s, which is no page of the docs", file)
+	}
+
+	// A page added under docs/, at any depth, is covered without a change to the list.
+	dir := t.TempDir()
+	for _, file := range []string{"README.md", "docs/a.md", "docs/new/page.md", "docs/promises.md", "docs/notes.txt", "karpenter/README.md"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, file)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), []byte("# x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := strings.Join(findPromiseDocs(dir), " ")
+	if want := "README.md docs/a.md docs/new/page.md karpenter/README.md"; got != want {
+		t.Errorf("findPromiseDocs = %s, want %s", got, want)
 	}
 }

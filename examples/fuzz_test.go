@@ -10,6 +10,7 @@ import (
 
 // FuzzParseThenPlan feeds any text to every kind's loader and plans what one accepts: an
 // accepted input must plan without error or panic, and no plan or error shows the token.
+// Promise: fuzz-targets-hold-their-promises
 func FuzzParseThenPlan(f *testing.F) {
 	const token = "tokSENTINEL902plan" // digits, as real tokens have: a key of letters alone is an identifier
 	for _, path := range exampleFiles(f) {

@@ -15,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
+// Promise: readme-diff-names-refused-changes-and-cost
 func TestDiffOfAPoolGoingFromTwoToThreeNodesSaysWhatItAddsAMonthAndFromWhichPrices(t *testing.T) {
 	doPool := strings.Replace(readExample(t, "digitaloceankubernetesnodepool/minimal.yaml"), "size: s-4vcpu-8gb", "size: s-2vcpu-4gb", 1)
 	civoPool := readExample(t, "civokubernetesnodepool/minimal.yaml")
@@ -92,6 +93,8 @@ func TestPlanSaysTheManifestsMonthlyCostAndItsPrices(t *testing.T) {
 	}
 }
 
+// Promise: catalogue-warns-and-only-the-cloud-refuses
+// Promise: catalogue-warning-keeps-the-exit-code
 func TestValidateWarnsOfASizeTheCatalogueDoesNotListAndStillExitsZero(t *testing.T) {
 	pool := readExample(t, "digitaloceankubernetesnodepool/minimal.yaml")
 	dir := writeFiles(t, map[string]string{

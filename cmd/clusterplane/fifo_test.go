@@ -64,6 +64,7 @@ func TestANamedPipeInAFleetFolderIsSkippedByValidateAndStatusNotRead(t *testing.
 	})
 }
 
+// Promise: stack-input-bounds
 func TestADeviceNamedOnTheCommandLineIsRefusedNotRead(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero here")

@@ -303,6 +303,7 @@ func TestPlanIsTheProgramsPlan(t *testing.T) {
 	}
 }
 
+// Promise: tokens-never-shown
 func TestPlanNeverShowsAToken(t *testing.T) {
 	const token = "tok-SENTINEL-789"
 	text := strings.Replace(readExample(t, "civokubernetescluster/minimal.stack-input.yaml"), "providerConfig: {}",
@@ -626,6 +627,7 @@ func BenchmarkValidateAllExamples(b *testing.B) {
 	}
 }
 
+// Promise: readme-diff-names-refused-changes-and-cost
 func TestDiffOfTwoRealManifestsSaysWhatDeployingTheNewOneDoes(t *testing.T) {
 	old := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
 	dir := writeFiles(t, map[string]string{

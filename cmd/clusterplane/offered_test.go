@@ -69,6 +69,8 @@ func optionsAsked(requests []string) int {
 }
 
 // Promise: sandbox-catalogues-fixed
+// Promise: catalogue-warns-and-only-the-cloud-refuses
+// Promise: preview-and-up-refuse-what-the-cloud-does-not-offer
 func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns(t *testing.T) {
 	do := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
 	civo := readExample(t, "civokubernetescluster/minimal.yaml")
@@ -154,6 +156,7 @@ func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns
 	}
 }
 
+// Promise: preview-and-up-refuse-what-the-cloud-does-not-offer
 func TestACloudIsAskedOncePerRunAndWhatAStackRunsIsKeptThoughNoLongerOffered(t *testing.T) {
 	b := deploytest.New()
 	dir := fleet(t)
@@ -188,6 +191,7 @@ func TestACloudIsAskedOncePerRunAndWhatAStackRunsIsKeptThoughNoLongerOffered(t *
 	}
 }
 
+// Promise: region-warns-offline-refused-by-the-clouds-list
 func TestARegionTheCloudMayHaveOpenedWarnsOfflineAndOnlyTheCloudsOwnListRefusesIt(t *testing.T) {
 	do := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
 	civo := readExample(t, "civokubernetescluster/minimal.yaml")

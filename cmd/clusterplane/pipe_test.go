@@ -70,6 +70,7 @@ func fifo(t *testing.T, text string) string {
 	return path
 }
 
+// Promise: stack-input-bounds
 func TestPlanAndDiffReadPipesAndStandardInputOnceAsTheProgramsReadFiles(t *testing.T) {
 	dir := filepath.Join(examples, "digitaloceankubernetescluster")
 	minimal, production := filepath.Join(dir, "minimal.yaml"), filepath.Join(dir, "production.yaml")

@@ -11,6 +11,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 )
 
+// Promise: civo-pool-in-another-region-refused
+// Promise: civo-pool-region-checked-against-the-deployed-cluster
 func TestValidateRefusesACivoPoolInAnotherRegionThanItsClusterInTheSameFolderOrFile(t *testing.T) {
 	cluster := frontFile(t, "civokubernetescluster", "production.yaml")
 	pool := frontFile(t, "civokubernetesnodepool", "cluster-by-reference.yaml")
@@ -53,6 +55,7 @@ func TestValidateRefusesACivoPoolInAnotherRegionThanItsClusterInTheSameFolderOrF
 
 // CI may run preview or up rather than validate: a pool given with its cluster in another region
 // is refused before any stack is opened, as validate refuses it.
+// Promise: civo-pool-in-another-region-refused
 func TestEveryDeployCommandRefusesACivoPoolInAnotherRegionThanItsClusterAndTouchesNoStack(t *testing.T) {
 	cluster := frontFile(t, "civokubernetescluster", "production.yaml")
 	pool := strings.Replace(frontFile(t, "civokubernetesnodepool", "cluster-by-reference.yaml"), "region: fra1", "region: lon1", 1)
@@ -77,6 +80,7 @@ func TestEveryDeployCommandRefusesACivoPoolInAnotherRegionThanItsClusterAndTouch
 
 // A pool given without its cluster is checked against the region the cluster's stack recorded
 // at its last up: preview and up refuse it before its stack is opened, as Civo would answer 404.
+// Promise: civo-pool-region-checked-against-the-deployed-cluster
 func TestPreviewAndUpRefuseACivoPoolInAnotherRegionThanItsDeployedCluster(t *testing.T) {
 	cluster := frontFile(t, "civokubernetescluster", "production.yaml")
 	pool := frontFile(t, "civokubernetesnodepool", "cluster-by-reference.yaml")

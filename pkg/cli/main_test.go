@@ -87,6 +87,7 @@ func TestValidateOfAValidExampleSaysItIsValidAndOfWhichKind(t *testing.T) {
 	}
 }
 
+// Promise: program-validate-exits-1
 func TestValidateOfAnInvalidFileListsEveryViolationOnStderr(t *testing.T) {
 	path := writeFile(t, "invalid.yaml", invalidManifest)
 	want := stackinput.Problems(stackinput.LoadFile(path, &v1.DigitalOceanKubernetesClusterStackInput{}))
@@ -166,6 +167,7 @@ func TestPlanWritesTheSameJSONWhereverTheFlagIs(t *testing.T) {
 	}
 }
 
+// Promise: program-plan-exits-0-or-1
 func TestPlanWritesTextByDefault(t *testing.T) {
 	for _, args := range [][]string{{"plan", minimal}, {"plan", minimal, "-o", "text"}} {
 		r := run(args...)
@@ -196,6 +198,7 @@ func TestPlanOfAnInvalidFileListsTheViolationsAndPlansNothing(t *testing.T) {
 	}
 }
 
+// Promise: program-by-hand-exits-2
 func TestBadUsageExitsWithTwoAndPrintsUsageOnStderr(t *testing.T) {
 	tests := []struct {
 		name string
@@ -235,6 +238,7 @@ func TestHelpPrintsUsageOnStdout(t *testing.T) {
 	}
 }
 
+// Promise: tokens-never-shown
 func TestNoCommandShowsTheProviderToken(t *testing.T) {
 	const envToken, fileToken = "tok-SENTINEL-ENV-123", "tok-SENTINEL-FILE-456"
 	t.Setenv(digitalocean.TokenEnv, envToken)
@@ -290,6 +294,7 @@ func TestNoCommandShowsTheProviderToken(t *testing.T) {
 	}
 }
 
+// Promise: program-validate-exits-1
 func TestValidateReadsStandardInputAndWritesJSONForCI(t *testing.T) {
 	path := writeFile(t, "invalid.yaml", invalidManifest)
 	data, err := os.ReadFile(path)

@@ -9,6 +9,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 )
 
+// Promise: environment-token-only-to-its-own-api
+// Promise: api-url-needs-its-own-token-and-https
 func TestAnEnvironmentTokenGoesOnlyToTheCloudsOwnAPIOrTheEnvironmentsURL(t *testing.T) {
 	const (
 		envToken  = "env-token-never-shown-7c1a"

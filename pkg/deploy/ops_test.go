@@ -192,6 +192,7 @@ func TestUpWithYesRunsNoExtraPreviewWhenNoFieldThatReplacesChanged(t *testing.T)
 }
 
 // Promise: destroy-refuses-protected-cluster
+// Promise: readme-destroy-refuses-protected-cluster
 func TestAProtectedClusterIsNeitherReplacedNorDestroyedAndDestroyDoesNotAskTheEngine(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()

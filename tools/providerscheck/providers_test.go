@@ -28,6 +28,7 @@ exit 255
 `
 )
 
+// Promise: providers-script-exits-one-naming-both-ways
 func TestProvidersGetsThePluginsTheWayAUserDoesWithoutTheSources(t *testing.T) {
 	// Every driver's plugin, at the version its SDK is pinned at, so that a cloud added to the
 	// drivers is asked of providers.sh here too: pulumi-resource-civo 2.4.8 and
@@ -90,6 +91,9 @@ func TestProvidersGetsThePluginsTheWayAUserDoesWithoutTheSources(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			if tt.fails != (err != nil) {
 				t.Fatalf("providers.sh: %v, want failing %v:\n%s", err, tt.fails, out)
+			}
+			if code := cmd.ProcessState.ExitCode(); tt.fails && code != 1 {
+				t.Errorf("providers.sh exited %d, want 1 (docs/contributing.md):\n%s", code, out)
 			}
 			for _, s := range tt.want {
 				if !strings.Contains(string(out), s) {

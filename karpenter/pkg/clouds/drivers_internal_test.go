@@ -46,17 +46,19 @@ func TestACloudAddedToTheTableGetsItsOwnKind(t *testing.T) {
 	}
 }
 
+// Promise: karpenter-unknown-cloud-is-an-error
 func TestACloudOrKindTheTableDoesNotHoldIsAnError(t *testing.T) {
 	nc := &thirdNodeClass{}
 	nc.SetName("default")
 	if kind, err := KindOf(nc); err == nil {
 		t.Errorf("KindOf a cloud the table does not hold: %q, want an error", kind)
 	}
-	if d, err := ByKind("ThirdCloudNodeClass"); err == nil {
-		t.Errorf("ByKind of an unknown kind: %+v, want an error", d)
+	// An error, and no other cloud's driver beside it.
+	if d, err := ByKind("ThirdCloudNodeClass"); err == nil || d.ID != "" || d.New != nil {
+		t.Errorf("ByKind of an unknown kind: %+v, %v; want no driver and an error", d, err)
 	}
-	if d, err := ByID("thirdcloud"); err == nil {
-		t.Errorf("ByID of an unknown cloud: %+v, want an error", d)
+	if d, err := ByID("thirdcloud"); err == nil || d.ID != "" || d.New != nil {
+		t.Errorf("ByID of an unknown cloud: %+v, %v; want no driver and an error", d, err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 // A cloud no driver knows is an error naming it wherever pkg/change's values are asked for (its
 // prices, its catalogue, its driver), never another cloud's table or API: a third cloud's
 // manifest once was priced with Civo's table, and read as Civo by the upgrade plan.
+// Promise: unknown-cloud-is-an-error-never-another-cloud
 func TestACloudNoDriverKnowsIsAnErrorNamingItNeverAnotherCloudsPath(t *testing.T) {
 	tests := []struct {
 		name string

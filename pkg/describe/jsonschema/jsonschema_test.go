@@ -248,6 +248,7 @@ func TestTheSchemasAcceptTheStartingPointsAndRejectEachMistake(t *testing.T) {
 	}
 }
 
+// Promise: schemas-as-written
 func TestNoSchemaOffersAnEnumsUnsetValueAndEveryPropertyIsDescribed(t *testing.T) {
 	files, err := jsonschema.Files(registry.Kinds().StackInputs()...)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 // A file found in a directory is checked once more as it is opened: between the walk and the
 // read its name may have come to be a named pipe, and the read must not block on it.
+// Promise: stack-input-bounds
 func TestAFileFoundInAFolderIsReadOnlyWhenItIsARegularFileOfBoundedSize(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.yaml")

@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
+// Promise: api-url-needs-its-own-token-and-https
 func TestAStackInputsAPIURLNeedsItsOwnTokenAndHTTPSAndIsNamedAtItsLine(t *testing.T) {
 	civoPool := `target:
   apiVersion: civo.clusterplane.dev/v1

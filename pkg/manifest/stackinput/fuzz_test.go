@@ -51,6 +51,7 @@ func addSeeds(f *testing.F) {
 
 // FuzzParse holds the loader to its promises on any input: no panic, no token in an error, and
 // what it accepts is valid and reads back the same.
+// Promise: fuzz-targets-hold-their-promises
 func FuzzParse(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {

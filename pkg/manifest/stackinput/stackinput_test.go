@@ -274,6 +274,7 @@ func TestParseRejectsTextThatIsNotAMappingAtItsLine(t *testing.T) {
 	}
 }
 
+// Promise: tokens-never-shown
 func TestParseNeverShowsTheProviderTokenInAnError(t *testing.T) {
 	const token = "dop_v1_tok-SENTINEL-0123456789abcdef"
 	withToken := func(text string) string {

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// Promise: api-url-needs-its-own-token-and-https
 func TestAProviderConfigsAPIURLNeedsTheConfigsOwnTokenAndHTTPSUnlessLoopback(t *testing.T) {
 	const token = "token-SENTINEL-of-the-config"
 	withDO := func(cfg *digitaloceanv1.DigitalOceanProviderConfig) proto.Message {

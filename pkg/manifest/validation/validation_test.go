@@ -141,6 +141,7 @@ func TestViolationsReadsThroughWrappingAndIgnoresOtherErrors(t *testing.T) {
 	}
 }
 
+// Promise: rules-said-in-words
 func TestEveryPatternOfTheAPIHasWords(t *testing.T) {
 	var missing []string
 	err := filepath.WalkDir(filepath.Join("..", "..", "..", "apis"), func(path string, d fs.DirEntry, err error) error {

@@ -14,6 +14,7 @@ import (
 // FuzzReadInputs feeds every kind arbitrary inputs, as JSON objects: reading them must end in
 // inputs or an InputError, never a panic, and an error must not repeat a string value it was given
 // (a token could be one).
+// Promise: fuzz-targets-hold-their-promises
 func FuzzReadInputs(f *testing.F) {
 	for _, seed := range []string{
 		`{}`,

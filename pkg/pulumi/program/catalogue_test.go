@@ -37,6 +37,7 @@ func replace(t *testing.T, text, old, new string) string {
 	return strings.Replace(text, old, new, 1)
 }
 
+// Promise: catalogue-warns-and-only-the-cloud-refuses
 func TestValidateWarnsOfAKubernetesVersionThePinnedCatalogueLacksAtItsLineWithTheNearestOne(t *testing.T) {
 	for _, env := range []string{digitalocean.TokenEnv, digitalocean.APIURLEnv, civodriver.TokenEnv} {
 		t.Setenv(env, "") // offline: the pinned table, never an API

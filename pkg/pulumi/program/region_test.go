@@ -19,6 +19,7 @@ var civoPoolProg = program.Program[*poolv1.CivoKubernetesNodePoolStackInput]{
 	NewInput: func() *poolv1.CivoKubernetesNodePoolStackInput { return &poolv1.CivoKubernetesNodePoolStackInput{} },
 }
 
+// Promise: region-warns-offline-refused-by-the-clouds-list
 func TestARegionThePinnedCatalogueLacksIsAWarningAtItsValueWithTheRegionItWasOneEditFrom(t *testing.T) {
 	for _, env := range []string{digitalocean.TokenEnv, digitalocean.APIURLEnv, civodriver.TokenEnv} {
 		t.Setenv(env, "") // offline: the pinned table, never an API

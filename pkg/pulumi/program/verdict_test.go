@@ -111,6 +111,7 @@ func TestCheckJudgesAFileAndItsVerdictWritesJSON(t *testing.T) {
 	}
 }
 
+// Promise: stack-input-bounds
 func TestReadReadsFilesAndStandardInputUpToALimit(t *testing.T) {
 	data, err := stackinput.ReadFrom(stackinput.Stdin, strings.NewReader("kind: x\n"))
 	if err != nil || string(data) != "kind: x\n" {

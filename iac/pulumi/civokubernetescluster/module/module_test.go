@@ -412,6 +412,7 @@ func TestResourcesExportsTheKubeconfigBase64EncodedAsASecret(t *testing.T) {
 	}
 }
 
+// Promise: tokens-never-shown
 func TestResourcesExportsTheEightOutputsOfTheDesign(t *testing.T) {
 	p := stack.Run(t, mockrun.Options{State: clusterState})
 	moduletest.AssertEqual(t, "output names", moduletest.OutputNames(p), []string{

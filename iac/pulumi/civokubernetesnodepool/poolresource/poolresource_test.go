@@ -351,6 +351,7 @@ func TestWithoutATokenNothingIsSentAndTheErrorSaysWhereTheTokenGoes(t *testing.T
 	}
 }
 
+// Promise: environment-token-only-to-its-own-api
 func TestAConfiguredAPIURLNeverGetsTheEnvironmentsToken(t *testing.T) {
 	t.Setenv("CIVO_TOKEN", token)
 	t.Setenv("CIVO_API_URL", "")

@@ -323,6 +323,7 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 	})
 }
 
+// Promise: tokens-never-shown
 func TestClusterExportsTheEightDesignOutputsFromTheCloudState(t *testing.T) {
 	p := stack.Run(t, mockrun.Options{})
 

@@ -187,6 +187,7 @@ type answer struct {
 	retryAfter string
 }
 
+// Promise: environment-token-only-to-its-own-api
 func TestAnAPIURLInTheConfigNeverGetsTheEnvironmentsToken(t *testing.T) {
 	const envToken = "dop_v1_env_token_never_sent"
 	t.Setenv(digitalocean.TokenEnv, envToken)
