@@ -74,7 +74,8 @@ func AlreadyManaged(ctx context.Context, b stackstate.Backend, targets []deployt
 		}
 	}
 	if len(managed) > 0 {
-		return errors.Errorf("refused, nothing adopted:\n  %s\nstatus, diff and up work on these stacks as they are", strings.Join(managed, "\n  "))
+		// Each line says why and what to do: the run adopted nothing, and says no more.
+		return errors.Errorf("refused, nothing adopted:\n  %s", strings.Join(managed, "\n  "))
 	}
 	return nil
 }
