@@ -94,7 +94,8 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	for _, dis := range inPlace {
 		ignore = append(ignore, dis.Property)
 	}
-	upOpts := stackstate.Options{Progress: d.progress(t), Transform: importing(ignore)}
+	// The history says the update was an adoption, so that status says so too (lastSucceeded).
+	upOpts := stackstate.Options{Progress: d.progress(t), Transform: importing(ignore), Message: adoptedMessage}
 	if len(ignore) > 0 {
 		// The history says so, and which fields: the manifest is recorded as deployed, yet the
 		// resource differs from it, so the fleet scan must not take the stack for unchanged until
@@ -110,6 +111,26 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		o.Reason += "; the next up changes in place what the manifest says otherwise"
 	}
 	return o
+}
+
+// adoptedMessage is the message of an adoption's update that left nothing for the next up, as
+// fielddrift.AdoptionMessage is of one that left changes: either way the stack's history tells
+// an adoption from an up.
+const adoptedMessage = "clusterplane adopt: imported as the cloud had it"
+
+// isAdoption tells whether last, a stack's last update, was an adoption (adoptedMessage, or
+// fielddrift.AdoptionMessage).
+func isAdoption(last *stackstate.Update) bool {
+	return last != nil && last.Operation == "update" && (last.Message == adoptedMessage || fielddrift.AdoptionLeft(last) != nil)
+}
+
+// lastSucceeded is status's Ready message for a stack whose last update succeeded: an adoption
+// is said as one, an import of what the cloud held, not as an up that deployed the manifest.
+func lastSucceeded(last *stackstate.Update) string {
+	if isAdoption(last) {
+		return "the last update, an adoption (an import of what the cloud held), succeeded"
+	}
+	return "the last " + last.Operation + " succeeded"
 }
 
 // readyImport readies the live resource id for its import where t's kind needs it

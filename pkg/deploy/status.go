@@ -79,7 +79,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	if ready.Reason == "ManifestChanged" && SameAsDeployed(t, outputs) {
 		// The manifest the stack recorded is this one: only the generation's encoding changed
 		// (regions were an enum before issue 33, and the generation hashes the binary form).
-		ready = outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
+		ready = outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: lastSucceeded(last)}
 	}
 	if ready.Reason == "ManifestChanged" {
 		if changed := changedFields(t, outputs); changed != "" {
@@ -172,7 +172,7 @@ func readyOf(last *stackstate.Update, report *outcome.StackStatus) outcome.Condi
 		return outcome.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
 			Message: "the manifest changed since the last up (generation " + report.ObservedGeneration + "); run up"}
 	}
-	return outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
+	return outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: lastSucceeded(last)}
 }
 
 // changedFields says which fields of the manifest changed since the last up, when the stack
