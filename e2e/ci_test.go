@@ -258,6 +258,8 @@ func ghCalls(t *testing.T, log string) []ghCall {
 	return calls
 }
 
+// Promise: ci-workflow-runs-as-github-would
+// Promise: ci-workflow-drift-fails-the-job
 func TestTheGitHubWorkflowReviewsAppliesAndWatchesForDriftAsItSays(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -64,6 +64,7 @@ func (e *env) refusedPlan(plan string, says ...string) {
 	}
 }
 
+// Promise: saved-plan-holds-no-value
 func TestASavedPlanAppliesOnAnUnchangedWorldAndHoldsNoTokenOrPassphrase(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

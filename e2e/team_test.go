@@ -85,6 +85,7 @@ func (e *env) ok(args ...string) result {
 	return r
 }
 
+// Promise: team-backend-proven-on-postgresql
 func TestTwoOperatorsShareAFleetOnOnePostgreSQLBackend(t *testing.T) {
 	t.Parallel()
 	db := pgtest.Start(t)
@@ -134,6 +135,7 @@ func TestTwoOperatorsShareAFleetOnOnePostgreSQLBackend(t *testing.T) {
 	}
 }
 
+// Promise: team-backend-proven-on-postgresql
 func TestTwoOperatorsRunningUpOnOneStackOneProceedsTheOtherIsToldOfTheLock(t *testing.T) {
 	t.Parallel()
 	db := pgtest.Start(t)
@@ -190,6 +192,7 @@ func TestTwoOperatorsRunningUpOnOneStackOneProceedsTheOtherIsToldOfTheLock(t *te
 	}
 }
 
+// Promise: team-backend-proven-on-postgresql
 func TestAnUpKilledOnOneMachineIsFinishedFromAnotherByFollowingTheAdvice(t *testing.T) {
 	t.Parallel()
 	db := pgtest.Start(t)
@@ -224,6 +227,7 @@ func TestAnUpKilledOnOneMachineIsFinishedFromAnotherByFollowingTheAdvice(t *test
 	}
 }
 
+// Promise: team-backend-proven-on-postgresql
 func TestAnOperatorWithAnotherPassphraseIsToldItDoesNotMatch(t *testing.T) {
 	t.Parallel()
 	db := pgtest.Start(t)
@@ -250,6 +254,7 @@ func TestAnOperatorWithAnotherPassphraseIsToldItDoesNotMatch(t *testing.T) {
 	}
 }
 
+// Promise: secrets-provider-url-that-cannot-work-refused
 func TestASecretsProviderURLThatCannotWorkIsRefusedBeforeAnyStackExists(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -12,6 +12,7 @@ import (
 // The saved plan through the command, over the fake backend: e2e/plans_test.go runs it on the
 // real engine and providers.
 
+// Promise: up-plan-applies-whole-or-nothing
 func TestASavedPlanOfAFleetAppliesWholeOrNotAtAll(t *testing.T) {
 	tests := []struct {
 		name string

@@ -33,6 +33,9 @@ const fleetPolicy = `rules:
     expression: metadata.env != "prod"
 `
 
+// Promise: policy-deny-refuses-and-names-the-rule
+// Promise: policy-denial-exits-1
+// Promise: ci-policy-checked-on-review-and-merge
 func TestValidateWithAPolicyRefusesADeniedManifestAtItsFieldsLineAndOnlyWarnsOfAWarning(t *testing.T) {
 	dir := fleet(t)
 	pol := writeFiles(t, map[string]string{"policy.yaml": fleetPolicy})
@@ -72,6 +75,8 @@ func TestValidateWithAPolicyRefusesADeniedManifestAtItsFieldsLineAndOnlyWarnsOfA
 	}
 }
 
+// Promise: policy-mistake-refused-at-its-place
+// Promise: policy-mistake-exits-1
 func TestAPolicyWithASyntaxErrorIsRefusedWithItsLineBeforeAnyManifestIsRead(t *testing.T) {
 	dir := fleet(t)
 	pol := writeFiles(t, map[string]string{"policy.yaml": strings.Replace(fleetPolicy, "spec.nodeCount <= 3", "spec.nodeCount <= (3", 1)})
@@ -94,6 +99,7 @@ func TestAPolicyWithASyntaxErrorIsRefusedWithItsLineBeforeAnyManifestIsRead(t *t
 	}
 }
 
+// Promise: policy-denial-exits-1
 func TestDiffWithAPolicyRefusesAChangeThatAddsTooMuchAMonthBeforeTheDiffRuns(t *testing.T) {
 	dir := fleet(t)
 	pol := writeFiles(t, map[string]string{"policy.yaml": fleetPolicy})
@@ -125,6 +131,9 @@ func TestDiffWithAPolicyRefusesAChangeThatAddsTooMuchAMonthBeforeTheDiffRuns(t *
 	}
 }
 
+// Promise: policy-denial-exits-1
+// Promise: policy-denied-change-never-reaches-the-cloud
+// Promise: ci-policy-checked-on-review-and-merge
 func TestPreviewAndUpWithAPolicyRunNoStackWhenAManifestIsDeniedAndReportWhy(t *testing.T) {
 	doc, err := validator.UnmarshalJSON(bytes.NewReader(runreport.ReportSchema))
 	if err != nil {

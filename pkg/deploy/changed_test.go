@@ -86,6 +86,7 @@ func TestChangedSinceRunsTheManifestsChangedAndTheStacksReferencingThem(t *testi
 	}
 }
 
+// Promise: changed-since-unknown-commit-refused
 func TestChangedSinceACommitGitDoesNotKnowIsAMistakeOfTheCommandLine(t *testing.T) {
 	dir := gitRepo(t, map[string]string{"a.yaml": clusterText("a", "prod")})
 	_, err := pipeline.Run(context.Background(), pipeline.Request{Paths: []string{dir}, ChangedSince: "no-such-branch",

@@ -22,6 +22,7 @@ func onto(t *testing.T, name, env string, stack deploytarget.Target) deploytarge
 // Promise: stack-of-another-manifest-refused
 // Promise: retarget-previews-as-replacement
 // Promise: stack-env-never-changes
+// Promise: policy-env-stack-of-its-own
 func TestAnotherManifestOnAStackIsRefusedBeforeTheEngineRunsUnlessItIsMeant(t *testing.T) {
 	for _, tc := range []struct {
 		name, other, env string

@@ -65,6 +65,7 @@ func TestASavedPlanReadsBackAsItWasWrittenWithTheStepsAndTheLastUpdate(t *testin
 	}
 }
 
+// Promise: saved-plan-holds-no-value
 func TestASavedPlanHoldsNoTokenAndNoValueOnlyTheFieldsThatChange(t *testing.T) {
 	ctx := context.Background()
 	const token = "dop_v1_plan-test-token-never-saved"
@@ -107,6 +108,7 @@ func indent(text string) string {
 	return b.String()
 }
 
+// Promise: up-plan-applies-whole-or-nothing
 func TestASavedPlanIsRefusedNamingWhatMovedAndHoldsOnAnUnchangedWorld(t *testing.T) {
 	tests := []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 )
 
+// Promise: policy-kinds-entry-names-a-kind
 func TestAKindsEntryThatNamesNoKindIsRefusedAtLoadWithTheKindItWasMeantToBe(t *testing.T) {
 	for _, c := range []struct {
 		name, kinds string
@@ -46,6 +47,7 @@ func TestAKindsEntryThatNamesNoKindIsRefusedAtLoadWithTheKindItWasMeantToBe(t *t
 `)
 }
 
+// Promise: policy-evaluation-bounded
 func TestAPolicyOfManyCostlyRulesStopsWithAnErrorNamingTheRuleNotAfterMinutes(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("rules:\n")

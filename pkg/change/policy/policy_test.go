@@ -50,6 +50,8 @@ func mustParse(t *testing.T, text string) *policy.Policy {
 	return p
 }
 
+// Promise: policy-rule-name-unique
+// Promise: policy-mistake-refused-at-its-place
 func TestABadPolicyIsRefusedWithTheFileLineAndColumnOfEachMistake(t *testing.T) {
 	for _, c := range []struct {
 		name, text string
@@ -131,6 +133,7 @@ func TestABadPolicyIsRefusedWithTheFileLineAndColumnOfEachMistake(t *testing.T) 
 	}
 }
 
+// Promise: policy-deny-refuses-and-names-the-rule
 func TestEachRuleIsDeniedOrWarnedAtTheLineOfItsField(t *testing.T) {
 	p := mustParse(t, `rules:
   - name: small
@@ -210,6 +213,8 @@ func TestARuleSeesTheOldManifestAndTheCostFromTheTable(t *testing.T) {
 	}
 }
 
+// Promise: policy-deny-never-passes-by-mistake
+// Promise: policy-evaluation-bounded
 func TestARuleThatCannotBeEvaluatedCountsAsBrokenAndSaysWhy(t *testing.T) {
 	p := mustParse(t, `rules:
   - name: missing-field
@@ -306,6 +311,7 @@ func TestADenialForCostSaysByHowMuchAndOtherDenialsDoNot(t *testing.T) {
 	}
 }
 
+// Promise: policy-deny-never-passes-by-mistake
 func TestARuleNamingAFieldItsKindLacksIsPointedAtInThePolicyNotTheManifest(t *testing.T) {
 	p := mustParse(t, `rules:
   - name: misspelt-in-the-expression

@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
+// Promise: secrets-provider-url-that-cannot-work-refused
 func TestOnlyTheSecretsProvidersPulumiAcceptsPassAndAWrongOneSaysWhatWould(t *testing.T) {
 	tests := []struct {
 		provider string
