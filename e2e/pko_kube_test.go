@@ -205,6 +205,7 @@ func TestPKOExportOfTheExamplesIsCreatedByARealAPIServerAndItsAccountMayDoWhatTh
 	}
 }
 
+// Promise: pko-crds-refuse-what-the-schema-check-refuses
 func TestPKOsCRDsOnARealAPIServerRefuseWhatTheOfflineSchemaCheckRefuses(t *testing.T) {
 	t.Parallel()
 	k := newKubeWithPKO(t)

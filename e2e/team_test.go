@@ -86,6 +86,7 @@ func (e *env) ok(args ...string) result {
 }
 
 // Promise: team-backend-proven-on-postgresql
+// Promise: pko-token-never-in-the-stacks-configuration
 func TestTwoOperatorsShareAFleetOnOnePostgreSQLBackend(t *testing.T) {
 	t.Parallel()
 	db := pgtest.Start(t)

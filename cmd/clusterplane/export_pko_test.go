@@ -179,6 +179,7 @@ func TestTheExamplesFolderExportsAsAWholeEachStackOnce(t *testing.T) {
 	}
 }
 
+// Promise: pko-export-refuses-what-preview-refuses
 func TestTheExportRefusesWhatPreviewRefusesNamingTheFiles(t *testing.T) {
 	do := filepath.Join(examples, "digitaloceankubernetescluster")
 	pools := filepath.Join(examples, "digitaloceankubernetesnodepool")

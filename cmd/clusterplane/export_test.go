@@ -100,6 +100,8 @@ func TestExportPKOOfTheExamplesWritesAStackAndAnUpdatePerManifestTheSameEveryRun
 	}
 }
 
+// Promise: pko-export-holds-nothing-secret
+// Promise: pko-token-never-in-the-stacks-configuration
 func TestExportPKONeverHoldsATokenAPassphraseOrAKubeconfig(t *testing.T) {
 	const token, passphrase = "dop_v1_export-test-token", "export-test-passphrase"
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", passphrase)

@@ -71,6 +71,7 @@ func optionsAsked(requests []string) int {
 // Promise: sandbox-catalogues-fixed
 // Promise: catalogue-warns-and-only-the-cloud-refuses
 // Promise: preview-and-up-refuse-what-the-cloud-does-not-offer
+// Promise: architecture-pipeline-refuses-before-the-queue
 func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns(t *testing.T) {
 	do := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
 	civo := readExample(t, "civokubernetescluster/minimal.yaml")

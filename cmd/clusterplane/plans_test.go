@@ -13,6 +13,7 @@ import (
 // real engine and providers.
 
 // Promise: up-plan-applies-whole-or-nothing
+// Promise: architecture-pipeline-refuses-before-the-queue
 func TestASavedPlanOfAFleetAppliesWholeOrNotAtAll(t *testing.T) {
 	tests := []struct {
 		name string

@@ -81,6 +81,7 @@ func TestEveryDeployCommandRefusesACivoPoolInAnotherRegionThanItsClusterAndTouch
 // A pool given without its cluster is checked against the region the cluster's stack recorded
 // at its last up: preview and up refuse it before its stack is opened, as Civo would answer 404.
 // Promise: civo-pool-region-checked-against-the-deployed-cluster
+// Promise: architecture-pipeline-refuses-before-the-queue
 func TestPreviewAndUpRefuseACivoPoolInAnotherRegionThanItsDeployedCluster(t *testing.T) {
 	cluster := frontFile(t, "civokubernetescluster", "production.yaml")
 	pool := frontFile(t, "civokubernetesnodepool", "cluster-by-reference.yaml")

@@ -9,6 +9,7 @@ import (
 )
 
 // Promise: report-file-written-whole
+// Promise: architecture-owned-files-and-whole-writes
 func TestAFileIsReplacedWholeAndALinkAtItsNameIsNeverFollowed(t *testing.T) {
 	tests := []struct {
 		name string

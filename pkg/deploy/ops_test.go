@@ -61,6 +61,7 @@ func TestUpDeploysThenUpdatesInPlaceAndSaysItsOwnChangesNotTheStacksLatestHistor
 
 // Promise: up-refuses-refused-change
 // Promise: up-diffs-recorded-manifest
+// Promise: architecture-up-refuses-before-the-engine
 func TestUpRefusesAChangeTheProvidersCannotCarryOutBeforeTheEngineRuns(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()

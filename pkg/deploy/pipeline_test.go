@@ -91,6 +91,7 @@ func TestThePipelineRunsNoStackWhenAPolicyDeniesOneManifest(t *testing.T) {
 	}
 }
 
+// Promise: architecture-pipeline-refuses-before-the-queue
 func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"a.yaml": clusterText("a", "prod"), "b.yaml": clusterText("b", "prod")})
 	b := deploytest.New()

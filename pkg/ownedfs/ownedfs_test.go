@@ -24,6 +24,7 @@ func asNobody(t *testing.T, path string) {
 	}
 }
 
+// Promise: architecture-owned-files-and-whole-writes
 func TestOnlyAFolderOfThisUsersAloneIsTrusted(t *testing.T) {
 	tests := []struct {
 		name string
@@ -79,6 +80,7 @@ func TestOnlyAFolderOfThisUsersAloneIsTrusted(t *testing.T) {
 	}
 }
 
+// Promise: architecture-owned-files-and-whole-writes
 func TestOnlyAFileOfThisUsersAloneIsTrusted(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -47,6 +47,7 @@ func TestARequestCarriesTheTokenAndItsJSONBodyAndReadsTheAnswer(t *testing.T) {
 	}
 }
 
+// Promise: architecture-cloud-errors-never-name-the-token
 func TestAnErrorNamesMethodPathAndStatusAndAShortReasonNeverTheTokenOrTheURL(t *testing.T) {
 	long := strings.Repeat("x", 500)
 	tests := []struct {

@@ -52,6 +52,7 @@ func minimalCluster(t *testing.T, name string) deploytarget.Target {
 }
 
 // Promise: scan-leaves-unjudged-to-engine
+// Promise: architecture-scan-finding-asks-the-refresh
 func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	do := fakedo.New(t, "scan-token")
 	t.Setenv(digitalocean.TokenEnv, "scan-token")

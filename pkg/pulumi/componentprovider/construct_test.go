@@ -418,6 +418,7 @@ func TestAnIDGivenAsAnotherResourcesOutputKeepsItsDependency(t *testing.T) {
 	}
 }
 
+// Promise: component-refuses-an-output-or-a-secret-where-it-cannot
 func TestBadInputsAreRefusedNamingTheFieldAndRegisterNothing(t *testing.T) {
 	const token = "dop_v1_SENTINEL_TOKEN_NEVER_PRINTED"
 	unknown := resource.MakeComputed(resource.NewProperty(""))

@@ -477,6 +477,7 @@ func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
 	})
 }
 
+// Promise: pko-token-never-in-the-stacks-configuration
 func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 	token := moduletest.TokenSecret{EnvVar: "CIVO_TOKEN", Type: providerType, Key: "token", Opts: mockrun.Options{State: clusterState}}
 	moduletest.CheckTokens(t, stack, token, []moduletest.TokenCase[*civov1.CivoProviderConfig]{

@@ -390,6 +390,7 @@ func TestClusterWithoutAKubeconfigInItsStateStillDeploysWithAnEmptySecretKubecon
 	}
 }
 
+// Promise: pko-token-never-in-the-stacks-configuration
 func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
 	type config = *digitaloceanv1.DigitalOceanProviderConfig
 	token := moduletest.TokenSecret{EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Key: "token"}
