@@ -130,7 +130,7 @@ func ResultOf(command operation.Name, s runreport.StackReport) string {
 		return Unchanged
 	case s.Reason == fielddrift.NotDeployed || command == operation.Destroy && s.Changes == nil && strings.HasPrefix(s.Reason, "not deployed"):
 		return NotDeployed
-	case s.NotRun || strings.HasPrefix(s.Reason, "not previewed"):
+	case s.NotRun || notPreviewed(s.Reason):
 		// Not run on purpose, or not previewed: a pool whose cluster is not deployed yet.
 		return NotRun
 	case command == operation.Destroy:

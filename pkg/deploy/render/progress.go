@@ -26,6 +26,9 @@ func Report(command operation.Name, outcomes []outcome.Outcome, prices func(clou
 		report.Price(outcomes, prices)
 		priceUnchanged(report, outcomes, prices)
 	}
+	if command == operation.Preview {
+		priceNotPreviewed(report, outcomes, prices)
+	}
 	if command == operation.Status {
 		statusFigures(report, outcomes, prices)
 	}
@@ -79,6 +82,27 @@ func priceUnchanged(report runreport.Report, outcomes []outcome.Outcome, prices 
 		}
 	}
 }
+
+// priceNotPreviewed prices each stack a preview did not run because a stack it reads is not
+// deployed yet: a new cluster's pool, in the run that creates the cluster. The engine planned
+// nothing for it, but what up creates is its manifest, so it costs what its manifest says (size
+// and node count), from nothing, and the fleet's monthly total counts it.
+func priceNotPreviewed(report runreport.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) {
+	for i, o := range outcomes {
+		if i >= len(report.Stacks) || o.Result != nil || o.Status != outcome.Done || !notPreviewed(o.Reason) ||
+			o.Target.Input == nil || report.Stacks[i].Cost != nil {
+			continue
+		}
+		if d, ok := cloudlist.OfInput(o.Target.Input); ok {
+			d := cost.Compare(nil, o.Target.Input, prices(string(d.ID())))
+			report.Stacks[i].Cost = &d
+		}
+	}
+}
+
+// notPreviewed tells the reason of a preview that did not run because a stack its manifest reads
+// is not deployed yet (deploy.Preview).
+func notPreviewed(reason string) bool { return strings.HasPrefix(reason, "not previewed") }
 
 // Streams is where each stack's engine progress goes, every line redacted (Redactor): to W as it
 // comes for one stack, or for a fleet with Verbose, each line after its stack's name so that
