@@ -210,7 +210,7 @@ type runOp struct {
 	// finish, when set, acts on the outcomes before they are reported (preview --save-plan); its
 	// error is said and makes the command fail.
 	finish func(outcomes []outcome.Outcome) error
-	// whole tells that guard refuses every target or none (up --plan).
+	// whole tells that guard refuses every target or none (up --plan, destroy).
 	whole bool
 	// pace, when set, paces the run's operations by that estimate of their requests; scan scans the
 	// fleet first, as drift does (status --drift).

@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/destroyguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
@@ -319,7 +320,10 @@ func newCmdDestroy(f *factory, runF func(*destroyOptions) error) *cobra.Command 
 		Long: `destroy deletes every resource of each manifest's stack, the stacks that reference another first.
 A protected cluster (deletionProtection, on by default) is refused before the engine runs: deploy
 deletionProtection: false first. So is a stack that the deployed stacks of other manifests in the
-same folders reference (a cluster under its pools): destroy them first, or name them too. A stack never deployed has nothing to destroy.
+same folders reference (a cluster under its pools): destroy them first, or name them too. So is a
+stack whose pool rotation is under way. Every refusal is known before anything is deleted: one
+refused stack refuses the whole destroy (exit 3), naming each refusal, and nothing is deleted.
+A stack never deployed has nothing to destroy.
 On a terminal, without --yes, it lists what each stack would delete and asks; only y or yes goes
 on, and an answer no exits 3 having deleted nothing. Without a terminal it needs --yes.
 --remove also deletes the emptied stack from the backend.`,
@@ -347,7 +351,7 @@ func destroyRun(opts *destroyOptions) error {
 	stillReferenced := func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 		return f.files(&opts.deployOptions).DestroyGuard(ctx, b, opts.files, targets)
 	}
-	return f.runDeploy(&opts.deployOptions, runOp{step: pipeline.Destroy(destroy), guard: stillReferenced})
+	return f.runDeploy(&opts.deployOptions, runOp{step: pipeline.Destroy(destroy), guard: destroyguard.New(stillReferenced), whole: true})
 }
 
 type kubeconfigOptions struct {
