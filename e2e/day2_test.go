@@ -139,6 +139,7 @@ func TestAStackCreatedWithThePreComponentNamesIsUpdatedInPlaceNothingReplaced(t 
 	}
 }
 
+// Promise: e2e-registry-integration-refused-at-preview
 func TestRegistryIntegrationWithoutARegistryIsRefusedAtPreviewBeforeAnythingExists(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -454,6 +454,7 @@ func (w *walk) count(kind, row string) {
 	w.exercised[kind][row]++
 }
 
+// Promise: e2e-every-effects-row-holds
 func TestEveryRowOfTheEffectsTableHoldsAgainstTheRealProviders(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

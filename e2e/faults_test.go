@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
+// Promise: e2e-cloud-faults-named-never-the-token
 func TestWhenTheCloudSaysNoClusterplaneSaysWhyNamingTheManifestAndTheResourceNeverTheToken(t *testing.T) {
 	t.Parallel()
 	const clusters = "/v2/kubernetes/clusters"
@@ -83,6 +84,7 @@ func TestWhenTheCloudSaysNoClusterplaneSaysWhyNamingTheManifestAndTheResourceNev
 }
 
 // Promise: up-refresh-false-reads-an-undeployed-manifest-first
+// Promise: e2e-cloud-faults-named-never-the-token
 func TestAFailedUpdateIsNeverReportedDoneAndTheNextUpPutsItRight(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

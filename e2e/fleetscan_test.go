@@ -33,6 +33,7 @@ func (e *env) clusterReads() []string {
 // added, a cluster deleted) is found by the scan, and the provider's refresh, run for those three
 // only, confirms each as `drift --deep`, which refreshes every stack, says it. preview and up then
 // leave the stack nobody touched alone, and once up has put the others back, all of them.
+// Promise: e2e-fleet-scan-finds-what-the-refresh-finds
 func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

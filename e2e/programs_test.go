@@ -57,6 +57,7 @@ func (e *env) write(name, text string) string {
 	return path
 }
 
+// Promise: e2e-programs-deploy-and-refuse-a-protected-destroy
 func TestEachProgramDeploysFromAFileOrTheStackInputSettingAndIsDestroyedOnceUnprotected(t *testing.T) {
 	t.Parallel()
 	for _, k := range kinds {
@@ -110,6 +111,7 @@ func TestEachProgramDeploysFromAFileOrTheStackInputSettingAndIsDestroyedOnceUnpr
 	}
 }
 
+// Promise: e2e-programs-deploy-and-refuse-a-protected-destroy
 func TestTheExampleProgramsDeployAndDestroy(t *testing.T) {
 	t.Parallel()
 	t.Run("go", func(t *testing.T) {
@@ -231,6 +233,7 @@ func run(t *testing.T, dir, name string, args ...string) {
 	}
 }
 
+// Promise: e2e-programs-deploy-and-refuse-a-protected-destroy
 func TestTheTypeScriptExampleDeploysThroughTheNodeHostTheSDKAndThePlugin(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("npm"); err != nil {
@@ -253,6 +256,7 @@ func TestTheTypeScriptExampleDeploysThroughTheNodeHostTheSDKAndThePlugin(t *test
 	e.must(dir, nil, "destroy", "--yes", "--skip-preview")
 }
 
+// Promise: e2e-programs-deploy-and-refuse-a-protected-destroy
 func TestEveryExampleManifestDeploysWithClusterplaneAndIsDestroyed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

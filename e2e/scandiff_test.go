@@ -35,6 +35,7 @@ import (
 // The scan's verdict is read as drift reads it (package scan, on the stack's state as the backend
 // holds it); --deep's from drift's JSON report.
 // Promise: scan-agrees-with-refresh
+// Promise: e2e-fleet-scan-finds-what-the-refresh-finds
 func TestTheFleetScanFindsWhatTheProvidersRefreshFindsInEveryDigitalOceanProperty(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
@@ -85,6 +86,7 @@ func TestTheFleetScanFindsWhatTheProvidersRefreshFindsInEveryDigitalOceanPropert
 // rule removed (which the provider's read keeps as the state has them). The Civo node pool's
 // plugin is one the scan does not read: such a stack is left to the engine, never judged.
 // Promise: scan-agrees-with-refresh
+// Promise: e2e-fleet-scan-finds-what-the-refresh-finds
 func TestTheFleetScanFindsWhatTheProvidersRefreshFindsInEveryCivoProperty(t *testing.T) {
 	t.Parallel()
 	start := time.Now()

@@ -232,6 +232,7 @@ func (a *api) waitStatus(path, want string) map[string]any {
 // Through the API, on the real engine and the real DigitalOcean plugin: a cluster and a pool are
 // created and reach Ready for their generation, the pool is scaled in the cloud, deleted, and a
 // protected cluster's replacement ends Refused with the reason, its delete refused.
+// Promise: e2e-serve-on-the-real-engine
 func TestTheAPICreatesScalesAndDeletesThroughThePipelineOnTheRealEngine(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -311,6 +312,7 @@ func TestAWorkerKilledMidCreateHasItsJobTakenUpAndThePoolIsCreatedOnce(t *testin
 
 // The same with one replica, the API and the workers, killed and started again with the default
 // flags: the job is taken up by the replica restarted, and the pool ends Ready.
+// Promise: e2e-serve-on-the-real-engine
 func TestAReplicaKilledMidCreateAndRestartedTakesItsJobUpAndThePoolIsCreatedOnce(t *testing.T) {
 	t.Parallel()
 	killMidCreate(t, "restart-fra1", true)
@@ -430,6 +432,7 @@ func ready(st map[string]any, generation any) bool {
 // With no database named (serve's SQLite file), through the API on the real engine and the real
 // Civo plugin: a Civo cluster and a pool in it reach Ready for their generation, the pool is
 // scaled in the cloud, then deleted from it.
+// Promise: e2e-serve-on-the-real-engine
 func TestTheAPIOnItsSQLiteFileCreatesScalesAndDeletesACivoPool(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -491,6 +494,7 @@ func TestTheAPIOnItsSQLiteFileCreatesScalesAndDeletesACivoPool(t *testing.T) {
 // replacement, not a rotation). While up runs, its status says Rotating with the phase the
 // rotation has recorded; it ends Ready for the new generation, the pool new, of the new size,
 // under its name.
+// Promise: e2e-serve-on-the-real-engine
 func TestTheAPIRotatesAPoolAndItsStatusSaysThePhases(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

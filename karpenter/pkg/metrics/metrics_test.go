@@ -83,7 +83,6 @@ func TestEachPoolWriteIsCountedByCloudWriteAndResult(t *testing.T) {
 	}
 }
 
-// Promise: karpenter-metrics-bounded-labels
 func TestNodeClassesAreCountedByTheirLastReadinessAndForgottenOnceGone(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := metrics.New(reg)
