@@ -531,8 +531,8 @@ func TestAChangeMadeInTheCloudIsReportedDriftedByTheCheckThatFollows(t *testing.
 				if obj["health"] != "Drifted" || condition(cs[0], "Ready") != "True" {
 					t.Errorf("a drifted pool: health %v, Ready %s; want Drifted, and still Ready", obj["health"], condition(cs[0], "Ready"))
 				}
-				if d := conditionOf(cs[0], "Drifted"); d["reason"] != "ChangesPending" || !strings.Contains(fmt.Sprint(d["message"]), "up would update") {
-					t.Errorf("Drifted: %v, want ChangesPending, saying what up would do", d)
+				if d := conditionOf(cs[0], "Drifted"); d["reason"] != "ChangesPending" || !strings.Contains(fmt.Sprint(d["message"]), "the next deploy of the spec would update") {
+					t.Errorf("Drifted: %v, want ChangesPending, saying what the next deploy of the spec would do", d)
 				}
 				break
 			}

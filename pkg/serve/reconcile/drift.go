@@ -250,7 +250,7 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 		if !settled {
 			continue
 		}
-		drifted := condition(c.Type, c.Status, c.Reason, c.Message)
+		drifted := served(c)
 		if err := w.Store.Statuses().Edit(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md)); err != nil {
 			return nil, err
 		}
@@ -320,7 +320,7 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	drifted := condition("Drifted", "Unknown", "CheckFailed", "the drift check did not run: "+reason(out, err))
 	if err == nil && out.Report != nil {
 		c := out.Report.Condition("Drifted")
-		drifted = condition(c.Type, c.Status, c.Reason, c.Message)
+		drifted = served(c)
 	}
 	drifted, md, err := w.owned(ctx, o, m.Target, drifted, out.Report)
 	if errors.Is(err, errOutrun) {

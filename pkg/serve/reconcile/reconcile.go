@@ -661,7 +661,7 @@ func bodyProblems(problems *deploytarget.ProblemsError, platform string, pool bo
 func fromStatus(o store.Object, s *outcome.StackStatus) store.ControllerStatus {
 	st := store.ControllerStatus{Metadata: map[string]any{"outputs": s.Outputs}}
 	for _, c := range s.Conditions {
-		st.Conditions = append(st.Conditions, condition(c.Type, c.Status, c.Reason, c.Message))
+		st.Conditions = append(st.Conditions, served(c))
 	}
 	st.Conditions = append(st.Conditions, condition("Progressing", "False", "Deployed", "the stack is at generation "+fmt.Sprint(o.Generation)),
 		condition("Degraded", "False", "Deployed", ""))
