@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/kubeconfigfile"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
@@ -357,22 +359,42 @@ func destroyRun(opts *destroyOptions) error {
 type kubeconfigOptions struct {
 	f *factory
 	deployOptions
+	outputFile string   // --output-file
+	command    []string // what runs after --, with KUBECONFIG naming the kubeconfig's file
 }
 
 func newCmdKubeconfig(f *factory, runF func(*kubeconfigOptions) error) *cobra.Command {
 	opts := &kubeconfigOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "kubeconfig FILE",
-		Short: "Print a deployed cluster's kubeconfig, e.g. KUBECONFIG=<(clusterplane kubeconfig prod.yaml) kubectl get nodes",
+		Use:   "kubeconfig FILE [-- COMMAND ARGS... | --output-file PATH]",
+		Short: "Run a command with a deployed cluster's kubeconfig: clusterplane kubeconfig prod.yaml -- kubectl get nodes",
+		Long: `kubeconfig runs COMMAND with KUBECONFIG naming a file that holds FILE's stack's kubeconfig, 0600 in a
+folder of its own (0700); both are removed once COMMAND ends or cannot start, or clusterplane is interrupted
+(Ctrl-C reaches COMMAND from the terminal, a SIGTERM to clusterplane is passed on). It exits with COMMAND's
+exit code, 1 when it cannot start it. --output-file PATH writes the kubeconfig to PATH (0600) instead.`,
 	}
 	opts.oneStackFlags(cmd)
-	cmd.Args = cobra.ExactArgs(1)
-	cmd.RunE = onFiles(opts, &opts.files, runF, kubeconfigRun)
+	cmd.Flags().StringVar(&opts.outputFile, "output-file", "", "write the kubeconfig to this file, 0600, instead of printing it")
+	cmd.RunE = func(c *cobra.Command, args []string) (err error) {
+		if opts.files, opts.command, err = cli.SplitAtDash(c, args, 1, "output-file"); err == nil {
+			err = runOrReal(opts, runF, kubeconfigRun)
+		}
+		return err
+	}
 	return cmd
 }
 
+// kubeconfigRun prints the kubeconfig, or hands it to --output-file's file or to the command alone.
 func kubeconfigRun(opts *kubeconfigOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{step: pipeline.Kubeconfig(), render: render.Kubeconfig, verbatim: true})
+	f, kc, keep := opts.f, &bytes.Buffer{}, opts.outputFile != "" || opts.command != nil
+	r := runOp{step: pipeline.Kubeconfig(), render: render.Kubeconfig, verbatim: true}
+	if keep {
+		r.render = func(_ io.Writer, outcomes []outcome.Outcome) { render.Kubeconfig(kc, outcomes) }
+	}
+	if err := f.runDeploy(&opts.deployOptions, r); err != nil || !keep {
+		return err
+	}
+	return cli.Exit(kubeconfigfile.Give(kc.Bytes(), opts.outputFile, opts.command, f.Stdin, f.Stdout, f.Stderr, f.printError))
 }
 
 type adoptOptions struct {

@@ -145,7 +145,7 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 		{"drift", append(many, "--all", "--deep", "--fail-on-pending")},
 		{"status", append(many, "--deep", "--drift", "--kind", "--only", "--selector", "--sort-by", "--wide")},
 		{"destroy", append(many, "--all", "--remove", "--yes")},
-		{"kubeconfig", nil},
+		{"kubeconfig", []string{"--output-file"}},
 		{"adopt", append(many, "--exact", "--id", "--secrets-provider")},
 	}
 	flag := regexp.MustCompile(`--[a-z][a-z-]*`)

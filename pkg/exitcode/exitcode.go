@@ -24,6 +24,9 @@ const (
 	Crash = 70
 	// Interrupted is a command stopped with Ctrl-C, as shells give it (128 + SIGINT).
 	Interrupted = 130
+	// Signaled is what a command run by clusterplane (sandbox -- CMD, kubeconfig FILE -- CMD)
+	// that a signal ended exits with, plus the signal, as shells give it: 143 for SIGTERM.
+	Signaled = 128
 )
 
 // Code is one exit code and what it means, as the help says it.

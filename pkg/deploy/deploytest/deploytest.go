@@ -147,6 +147,16 @@ func (b *Backend) RecordGeneration(key, generation string) {
 	}
 }
 
+// SetOutput sets stack key's output name to value, as a provider that answered it would: the
+// mocks leave what the cloud computes (a cluster's kubeconfig) empty.
+func (b *Backend) SetOutput(key, name string, value any, secret bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.stacks[key]; ok {
+		s.outputs[name] = mockrun.Output{Value: value, Secret: secret, Known: true}
+	}
+}
+
 // Pend leaves a create of a resource of typ and name pending on stack key, as a killed up does.
 func (b *Backend) Pend(key, typ, name string) {
 	b.mu.Lock()

@@ -8,12 +8,11 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/childproc"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/pkg/errors"
@@ -160,36 +159,7 @@ func (s *Session) Run(ctx context.Context, argv []string, stdin io.Reader, stdou
 	// Ctrl-C reaches the command from the terminal itself, so the sandbox only outlives it. A
 	// SIGTERM is sent to the sandbox alone (a service manager, kill): it is passed on, or the
 	// command (a clusterplane serve) would run on with its clouds gone.
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(signals)
-	err := cmd.Start()
-	if err == nil {
-		done := make(chan struct{})
-		go func() {
-			for {
-				select {
-				case sig := <-signals:
-					if sig == syscall.SIGTERM {
-						_ = cmd.Process.Signal(sig)
-					}
-				case <-done:
-					return
-				}
-			}
-		}()
-		err = cmd.Wait()
-		close(done)
-	}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		// A command ended by a signal has no exit code of its own (ExitCode is -1, which the
-		// sandbox would pass on as 255): it is said as a shell says it, 128 and the signal.
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
-		}
-		return exit.ExitCode(), nil
-	}
+	code, err := childproc.Run(cmd)
 	if errors.Is(err, exec.ErrNotFound) {
 		// `sandbox -- status FILE` is a clusterplane command written without its name.
 		return 0, errors.Errorf("run %s in the sandbox: no command %s on its PATH (a clusterplane command is run as "+
@@ -198,7 +168,7 @@ func (s *Session) Run(ctx context.Context, argv []string, stdin io.Reader, stdou
 	if err != nil {
 		return 0, errors.Wrapf(err, "run %s in the sandbox", argv[0])
 	}
-	return 0, nil
+	return code, nil
 }
 
 // lookPath finds name on path, as the shell would.
