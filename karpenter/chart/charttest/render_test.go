@@ -81,6 +81,7 @@ func keys[V any](m map[string]V) []string {
 }
 
 // Promise: karpenter-chart-never-writes-a-token
+// Promise: karpenter-readme-chart-holds-no-token
 func TestTheChartRendersWhatTheOperatorNeeds(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

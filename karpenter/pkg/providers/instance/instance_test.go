@@ -126,6 +126,8 @@ func TestDeleteRemovesExactlyItsNodeAndThePoolWithItsLast(t *testing.T) {
 }
 
 // Promise: karpenter-pools-found-by-mark
+// Promise: karpenter-readme-unmarked-pools-untouched
+// Promise: karpenter-readme-pools-without-the-mark-untouched
 func TestANodeOfAPoolWithoutTheMarkIsNeverDeleted(t *testing.T) {
 	for _, b := range testbed.Both(t) {
 		t.Run(b.Name, func(t *testing.T) {
@@ -142,6 +144,9 @@ func TestANodeOfAPoolWithoutTheMarkIsNeverDeleted(t *testing.T) {
 }
 
 // Promise: karpenter-pools-found-by-mark
+// Promise: karpenter-readme-pools-found-by-mark
+// Promise: karpenter-readme-unmarked-pools-untouched
+// Promise: karpenter-readme-pools-without-the-mark-untouched
 func TestListAndGetReadOnlyMarkedPools(t *testing.T) {
 	for _, b := range testbed.Both(t) {
 		t.Run(b.Name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 // A size without a known price is never offered, whatever selects it: an unknown price must not
 // read as free.
 // Promise: karpenter-unpriced-size-never-offered
+// Promise: karpenter-readme-unpriced-size-never-offered
 func TestASizeWithoutAPriceIsNeverOffered(t *testing.T) {
 	sizes := []clouds.Size{
 		{Name: "g4c.kube.small", Family: "g4c", CPUs: 2, MemoryMiB: 4096},
