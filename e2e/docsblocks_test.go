@@ -959,7 +959,8 @@ func TestDocsBlocksConventions(t *testing.T) {
 		{"pulumi plugin install resource clusterplane 0.0.0 --file bin/pulumi-resource-clusterplane", false},
 		{"make sandbox   # then clusterplane runs", false},
 		{`eval "$(bin/clusterplane sandbox env)"`, true},
-		{"KUBECONFIG=<(clusterplane kubeconfig x.yaml) kubectl get nodes", true},
+		{"clusterplane kubeconfig x.yaml -- kubectl get nodes", true},
+		{"source <(clusterplane completion bash)", true},
 		{"CLUSTERPLANE_POLICY=policy.yaml clusterplane up clusters/ --yes", true},
 		{`id=$(curl -s -H "$auth" "$URL")`, true},
 	} {

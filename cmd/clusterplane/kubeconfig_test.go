@@ -64,6 +64,7 @@ func leftIn(t *testing.T, dir string) []string {
 // the kubeconfig's file and of its folder, the file's path and its content.
 const sawScript = `ls -ld "$KUBECONFIG" >"$0/file"; ls -ld "$(dirname "$KUBECONFIG")" >"$0/folder"; echo "$KUBECONFIG" >"$0/path"; cat "$KUBECONFIG" >"$0/content"; `
 
+// Promise: kubeconfig-command-file-private-and-removed
 func TestKubeconfigRunsTheCommandWithTheKubeconfigInAPrivateFileAndRemovesItHoweverTheCommandEnds(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -123,6 +124,7 @@ func TestKubeconfigRunsTheCommandWithTheKubeconfigInAPrivateFileAndRemovesItHowe
 
 // A SIGTERM sent to clusterplane alone (a CI job's cancel) reaches the command, whose exit code
 // clusterplane gives, and the kubeconfig's file is removed all the same.
+// Promise: kubeconfig-command-file-private-and-removed
 func TestASIGTERMToKubeconfigReachesItsCommandAndTheFileIsStillRemoved(t *testing.T) {
 	b, file, _, tmp := deployedCluster(t)
 	started := filepath.Join(t.TempDir(), "started")
