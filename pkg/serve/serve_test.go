@@ -678,7 +678,12 @@ func TestAChangeThatReplacesAnUnprotectedClusterEndsRefusedAndReplacesNothing(t 
 	})
 }
 
+// docs/api.md says what a replacing PUT is answered, in Bodies and in its table of errors, and
+// that nothing is saved: the answer, the status's row of the table and the object after it must
+// agree with it.
+// Promise: api-replacing-put-conflict
 func TestAPutWhoseChangeReplacesIsAConflictNamingTheFieldAndRolloutUnlessTheBodyCarriesOne(t *testing.T) {
+	docErrors, said := apiDocErrors(t), apiDocPromise(t, "api-replacing-put-conflict")
 	onEachDatabase(t, 0, func(t *testing.T, s *service) { // no workers: the write alone
 		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
 		id := c["id"].(string)
@@ -710,8 +715,21 @@ func TestAPutWhoseChangeReplacesIsAConflictNamingTheFieldAndRolloutUnlessTheBody
 						t.Errorf("the answer %v does not say %q", out, say)
 					}
 				}
-				if _, after := s.call(auth.Viewer, "GET", tt.path, ""); tt.want == 409 && after["generation"] != now["generation"] {
-					t.Errorf("a refused PUT changed the object: generation %v, was %v", after["generation"], now["generation"])
+				if tt.want != 409 {
+					return
+				}
+				_, after := s.call(auth.Viewer, "GET", tt.path, "")
+				for _, field := range []string{"generation", "resource_version", "spec"} {
+					if fmt.Sprint(after[field]) != fmt.Sprint(now[field]) {
+						t.Errorf("a refused PUT changed the object's %s: %v, was %v", field, after[field], now[field])
+					}
+				}
+				answered := fmt.Sprintf("`%d %s`", code, errorCode(out))
+				if !strings.Contains(said, answered+" at once") || !strings.Contains(said, "nothing is saved") {
+					t.Errorf("docs/api.md's Bodies says of a replacing PUT %q; it is answered %s at once and nothing is saved", said, answered)
+				}
+				if row, ok := docErrors[code]; !ok || row.code != errorCode(out) || !strings.Contains(row.when, "(`PUT`) the change would replace the cluster or pool") {
+					t.Errorf("docs/api.md's error table has %d as %+v; a replacing PUT is answered %d %s", code, row, code, errorCode(out))
 				}
 			})
 		}
