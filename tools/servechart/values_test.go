@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
 )
 
 // What each values file of the matrix changes.
@@ -155,5 +157,24 @@ func TestValuesThatLoseASecretsPlaceAreRefusedNamingIt(t *testing.T) {
 				t.Errorf("render: %v, want an error saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// With no image.tag the image is the chart's appVersion, the tag `make images VERSION=...` gives
+// the release's image (tools/images holds the appVersion to that tag): an install that names only
+// the repository pulls what the release pushed.
+func TestTheImagesTagDefaultsToTheChartsAppVersion(t *testing.T) {
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "v" + ch.Metadata.Version; ch.Metadata.AppVersion != want {
+		t.Errorf("the chart's appVersion is %q, want %s, its release's tag", ch.Metadata.AppVersion, want)
+	}
+	objs, _ := renderObjects(t, matrix(t)["default"])
+	for name, c := range containers(t, objs) {
+		if got, want := c[0]["image"], "registry.example.com/clusterplane:"+ch.Metadata.AppVersion; got != want {
+			t.Errorf("%s runs the image %v, want %s", name, got, want)
+		}
 	}
 }

@@ -3,6 +3,8 @@
 package charttest
 
 import (
+	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,18 +18,26 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// render is the chart's objects with values over its defaults, by kind/name.
+// testImage is the image every render names unless its values name one: the chart has no default.
+const testImage = "registry.example.com/karpenter-clusterplane"
+
+// render is the chart's objects with values over its defaults, by kind/name, the image's
+// repository testImage unless values name one.
 func render(t *testing.T, values map[string]any) map[string]map[string]any {
 	t.Helper()
-	ch, err := loader.Load("..")
-	if err != nil {
-		t.Fatal(err)
+	image, _ := values["image"].(map[string]any)
+	if _, ok := image["repository"]; !ok {
+		withImage := map[string]any{"repository": testImage}
+		for k, v := range image {
+			withImage[k] = v
+		}
+		values = maps.Clone(values)
+		if values == nil {
+			values = map[string]any{}
+		}
+		values["image"] = withImage
 	}
-	vals, err := chartutil.ToRenderValues(ch, values, chartutil.ReleaseOptions{Name: "karp", Namespace: "karpenter"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := engine.Render(ch, vals)
+	files, err := renderFiles(values)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +59,70 @@ func render(t *testing.T, values map[string]any) map[string]map[string]any {
 		}
 	}
 	return out
+}
+
+// renderFiles is what Helm renders of the chart with values over its defaults, by file name.
+func renderFiles(values map[string]any) (map[string]string, error) {
+	ch, err := loader.Load("..")
+	if err != nil {
+		return nil, err
+	}
+	vals, err := chartutil.ToRenderValues(ch, values, chartutil.ReleaseOptions{Name: "karp", Namespace: "karpenter"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Render(ch, vals)
+}
+
+// image is the controller container's image.
+func image(t *testing.T, objs map[string]map[string]any) string {
+	t.Helper()
+	d := objs["Deployment/karpenter-clusterplane"]
+	if d == nil {
+		t.Fatalf("no Deployment in %v", keys(objs))
+	}
+	spec := d["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	return fmt.Sprint(spec["containers"].([]any)[0].(map[string]any)["image"])
+}
+
+// Nothing publishes the operator's image: without image.repository the chart renders nothing and
+// says which value to set, rather than a Deployment whose pods pull an image nobody pushed.
+// Promise: karpenter-chart-refuses-no-image
+func TestTheChartRefusesToRenderWithoutTheImageNamingIt(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values map[string]any
+	}{
+		{"the defaults", nil},
+		{"an empty repository", map[string]any{"image": map[string]any{"repository": "", "tag": "v0.1.0"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := renderFiles(tc.values)
+			if err == nil || !strings.Contains(err.Error(), "image.repository: the registry and name you pushed") {
+				t.Errorf("render: %v, want an error naming image.repository", err)
+			}
+		})
+	}
+}
+
+// The image's tag defaults to the chart's appVersion, the tag `make images VERSION=v<version>`
+// gives the release's image (tools/images holds that appVersion to the release's tag): an
+// install that names only the repository pulls what the release pushed.
+func TestTheImagesTagDefaultsToTheReleasesTag(t *testing.T) {
+	ch, err := loader.Load("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "v" + ch.Metadata.Version; ch.Metadata.AppVersion != want {
+		t.Errorf("the chart's appVersion is %q, want %s, its release's tag", ch.Metadata.AppVersion, want)
+	}
+	if got, want := image(t, render(t, nil)), testImage+":"+ch.Metadata.AppVersion; got != want {
+		t.Errorf("the image is %s, want %s", got, want)
+	}
+	tagged := render(t, map[string]any{"image": map[string]any{"tag": "v9.9.9"}})
+	if got, want := image(t, tagged), testImage+":v9.9.9"; got != want {
+		t.Errorf("with image.tag v9.9.9 the image is %s, want %s", got, want)
+	}
 }
 
 // env is the controller container's environment as name → its value or value source.
