@@ -67,7 +67,7 @@ help:
 	@echo "make e2e              build the engine, then deploy the programs on it with the real providers against loopback clouds (e2e/)"
 	@echo "make images           the clusterplane (serve, the Pulumi CLI, the DigitalOcean and Civo plugins) and karpenter-clusterplane"
 	@echo "                      images as OCI layouts in bin/images, without a container runtime (tools/images; VERSION=v0.1.0;"
-	@echo "                      builds the engine first when missing); prints their digests"
+	@echo "                      builds the engine first when missing), each tagged VERSION; prints their tags, digests and paths"
 	@echo "make sandbox          deploy the examples into the local sandbox (loopback clouds, no account) and print their status;"
 	@echo "                      builds the engine and bin/clusterplane first; bin/clusterplane sandbox --reset removes it (docs/sandbox.md)"
 
@@ -280,7 +280,9 @@ sandbox:
 # The two images, as OCI layouts in bin/images/<name> (tools/images assembles them with
 # go-containerregistry: no Docker or Podman). The binaries are built as a release builds them,
 # static and without build ids; with the engine's files, the same commit gives the same digests.
-# Push one with any OCI tool, e.g. `crane push bin/images/clusterplane ghcr.io/you/clusterplane:v0.1.0`.
+# Each layout's image is tagged VERSION, the tag each chart's image.tag defaults to (its appVersion);
+# images prints each layout's absolute path. Push one with any OCI tool under that tag, e.g.
+# `crane push bin/images/clusterplane ghcr.io/you/clusterplane:v0.1.0`.
 IMAGES_VERSION = $(or $(VERSION),v0.0.0)
 images:
 	@if [ ! -x .engine/bin/pulumi ] || [ ! -x .engine/plugins/pulumi-resource-digitalocean ] || \

@@ -257,8 +257,9 @@ func build(work string, s spec) (v1.Image, error) {
 	return img, nil
 }
 
-// writeLayout writes img as the only image of the OCI layout dir, replacing what was there.
-func writeLayout(dir string, img v1.Image) (v1.Hash, error) {
+// writeLayout writes img as the only image of the OCI layout dir, replacing what was there, tagged
+// tag (its org.opencontainers.image.ref.name, the name skopeo's oci:DIR:TAG reads).
+func writeLayout(dir string, img v1.Image, tag string) (v1.Hash, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return v1.Hash{}, fmt.Errorf("remove the old layout %s: %w", dir, err)
 	}
@@ -267,7 +268,7 @@ func writeLayout(dir string, img v1.Image) (v1.Hash, error) {
 		return v1.Hash{}, fmt.Errorf("write the layout %s: %w", dir, err)
 	}
 	if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{
-		"org.opencontainers.image.ref.name": "latest"})); err != nil {
+		"org.opencontainers.image.ref.name": tag})); err != nil {
 		return v1.Hash{}, fmt.Errorf("write the image to %s: %w", dir, err)
 	}
 	d, err := img.Digest()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"golang.org/x/mod/modfile"
 )
@@ -366,5 +367,128 @@ func checkConfig(t *testing.T, image string, cf *v1.ConfigFile) {
 		if cfg.Labels[label] == "" {
 			t.Errorf("the label %s is empty", label)
 		}
+	}
+}
+
+// A layout is tagged with the version the binaries were built with, as the release names it (the
+// v included), so that the tag pushed and the one `skopeo copy oci:DIR:TAG` reads are one name; a
+// version no registry takes as a tag is refused before anything is built.
+func TestALayoutIsTaggedWithTheReleasesVersion(t *testing.T) {
+	for _, tc := range []struct{ version, want string }{
+		{"v0.1.0", "v0.1.0"},
+		{"0.1.0", "v0.1.0"},
+		{"v1.2.3-rc.1", "v1.2.3-rc.1"},
+		{"v0.1", ""},
+		{"v0.1.0+abc", ""},
+		{"latest", ""},
+	} {
+		got, err := imageTag(tc.version)
+		if got != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("imageTag(%q) = %q, %v; want %q", tc.version, got, err, tc.want)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "clusterplane")
+	if _, err := writeLayout(dir, empty.Image, "v1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := layout.FromPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := index.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags []string
+	for _, m := range manifest.Manifests {
+		tags = append(tags, m.Annotations["org.opencontainers.image.ref.name"])
+	}
+	if len(tags) != 1 || tags[0] != "v1.2.3" {
+		t.Errorf("the layout's images are tagged %q, want one, v1.2.3", tags)
+	}
+}
+
+// make images runs images in tools/images: the folder it prints for each layout is absolute, so
+// that a push copied from its output works from the repository's root (or anywhere).
+func TestTheLinePrintedForALayoutNamesItFromAnyFolder(t *testing.T) {
+	repo := t.TempDir()
+	work := filepath.Join(repo, "tools", "images")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
+	digest := v1.Hash{Algorithm: "sha256", Hex: strings.Repeat("ab", 32)}
+	line, err := layoutLine("clusterplane", "v0.1.0", digest, "../../bin/images/clusterplane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := strings.Split(line, "\t")
+	want := []string{"clusterplane", "v0.1.0", digest.String(), filepath.Join(repo, "bin", "images", "clusterplane")}
+	if len(fields) != len(want) {
+		t.Fatalf("printed %q, want the fields %q", line, want)
+	}
+	for i := range want {
+		if fields[i] != want[i] {
+			t.Errorf("printed %q, want the fields %q", line, want)
+			break
+		}
+	}
+}
+
+// chartField is a top-level field of a Chart.yaml, unquoted.
+func chartField(t *testing.T, chart []byte, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + name + `:\s*"?([^"\s]+)"?\s*$`).FindSubmatch(chart)
+	if m == nil {
+		t.Fatalf("the Chart.yaml has no %s", name)
+	}
+	return string(m[1])
+}
+
+// Each chart's image.tag defaults to its appVersion, which must be the tag `make images
+// VERSION=...` gives the release's images (v0.1.0, v included): an install that leaves the tag
+// out pulls what the release pushed, not a tag nobody pushed. The charts are released with the
+// repository: a chart's version is the release's without the v.
+func TestEachChartsDefaultTagIsTheTagTheReleasesImagesGet(t *testing.T) {
+	for _, chart := range []string{"deploy/chart", "karpenter/chart"} {
+		t.Run(chart, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(root, chart, "Chart.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			appVersion, version := chartField(t, data, "appVersion"), chartField(t, data, "version")
+			if tag, err := imageTag(appVersion); err != nil || tag != appVersion {
+				t.Errorf("appVersion %q is not the tag make images VERSION=%s gives its images (%q, %v)", appVersion, appVersion, tag, err)
+			}
+			if appVersion != "v"+version {
+				t.Errorf("appVersion %q is not the release of the chart's version %s (v%s)", appVersion, version, version)
+			}
+			values, err := os.ReadFile(filepath.Join(root, chart, "values.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !regexp.MustCompile(`(?m)^  tag: ""`).Match(values) {
+				t.Errorf("%s/values.yaml sets image.tag: the default is the appVersion", chart)
+			}
+			templates, err := filepath.Glob(filepath.Join(root, chart, "templates", "*"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defaulted := false
+			for _, f := range templates {
+				text, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defaulted = defaulted || regexp.MustCompile(`image\.tag \| default \S*Chart\.AppVersion`).Match(text)
+			}
+			if !defaulted {
+				t.Errorf("no template of %s defaults image.tag to the chart's appVersion", chart)
+			}
+		})
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/mod/semver"
 )
 
 func main() {
@@ -27,19 +29,24 @@ func main() {
 	engine := flag.String("engine", ".engine", "the engine make engine builds: bin/pulumi and plugins/pulumi-resource-*")
 	clusterplane := flag.String("clusterplane", "", "the clusterplane binary (CGO_ENABLED=0)")
 	karpenter := flag.String("karpenter", "", "the karpenter-clusterplane binary (CGO_ENABLED=0)")
-	version := flag.String("version", "0.0.0", "the version the images' labels say, the binaries' own")
+	version := flag.String("version", "v0.0.0", "the version the binaries were built with (make images VERSION=v0.1.0): each layout's tag, and its labels' version without the v")
 	revision := flag.String("revision", "", "the commit the binaries were built from")
 	source := flag.String("source", "https://github.com/clusterplane/clusterplane", "the repository, for the labels")
 	flag.Parse()
 	if *clusterplane == "" || *karpenter == "" {
-		fmt.Fprintln(os.Stderr, "usage: images -clusterplane BIN -karpenter BIN [-engine .engine] [-out bin/images] [-version V] [-revision SHA]")
+		fmt.Fprintln(os.Stderr, "usage: images -clusterplane BIN -karpenter BIN [-engine .engine] [-out bin/images] [-version v0.1.0] [-revision SHA]")
+		os.Exit(2)
+	}
+	tag, err := imageTag(*version)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "images:", err)
 		os.Exit(2)
 	}
 	labels := func(title, description string) map[string]string {
 		return map[string]string{
 			"org.opencontainers.image.title":       title,
 			"org.opencontainers.image.description": description,
-			"org.opencontainers.image.version":     strings.TrimPrefix(*version, "v"),
+			"org.opencontainers.image.version":     strings.TrimPrefix(tag, "v"),
 			"org.opencontainers.image.revision":    *revision,
 			"org.opencontainers.image.source":      *source,
 		}
@@ -64,12 +71,41 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		digest, err := writeLayout(filepath.Join(*out, s.name), img)
+		dir := filepath.Join(*out, s.name)
+		digest, err := writeLayout(dir, img, tag)
 		if err != nil {
 			fail(err)
 		}
-		fmt.Printf("%s\t%s\t%s\n", s.name, digest, filepath.Join(*out, s.name))
+		line, err := layoutLine(s.name, tag, digest, dir)
+		if err != nil {
+			fail(err)
+		}
+		fmt.Println(line)
 	}
+}
+
+// imageTag is the tag a layout gets for the version the binaries were built with: the release's
+// own name for it, a semver tag such as v0.1.0 (make release VERSION=v0.1.0), the v added when
+// the version comes without one. That is the tag to push the image under, and the one each
+// chart's image.tag defaults to (its appVersion). A build's metadata (+...) is refused: no
+// registry takes a + in a tag.
+func imageTag(version string) (string, error) {
+	v := "v" + strings.TrimPrefix(version, "v")
+	if !semver.IsValid(v) || semver.Canonical(v) != v {
+		return "", fmt.Errorf("-version %q is not a semver tag such as v0.1.0 (without +build metadata)", version)
+	}
+	return v, nil
+}
+
+// layoutLine is what images prints of a layout it wrote: the image's name, its tag, its digest
+// and the layout's folder as an absolute path, which a push names from wherever it runs (make
+// runs images in tools/images, so the folder it is given is relative to there).
+func layoutLine(name, tag string, digest fmt.Stringer, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("the layout %s: %w", dir, err)
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%s", name, tag, digest, abs), nil
 }
 
 func fail(err error) {
