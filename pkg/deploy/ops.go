@@ -23,6 +23,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // previewing is the Deployer as Preview uses it: a preview of one stack, of a retarget, and the
@@ -118,6 +119,22 @@ func (d *Deployer) openOrCreate(ctx context.Context, t deploytarget.Target) (s s
 		}
 	}
 	return s, created, err
+}
+
+// openAsDeployed opens the target's stack with a program that deploys the target the returned
+// pointer holds: t until the caller, having read the stack's records, puts t as its last up
+// deployed it there (deploytarget.AsDeployed), before the engine runs the program.
+func (d *Deployer) openAsDeployed(ctx context.Context, t deploytarget.Target) (stackstate.Stack, *deploytarget.Target, error) {
+	program := &t
+	s, err := d.Backend.Open(ctx, t.Project, t.Stack, func(c *pulumi.Context) error { return program.Program()(c) })
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := shareSecrets(ctx, s, t); err != nil {
+		_ = s.Close()
+		return nil, nil, err
+	}
+	return s, program, nil
 }
 
 // open opens the target's stack, ErrNotDeployed when it does not exist.
@@ -715,7 +732,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
-	s, err := d.open(ctx, t)
+	s, asDeployed, err := d.openAsDeployed(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return outcome.NotRun(fielddrift.NotDeployed)
 	}
@@ -731,6 +748,10 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
 		return outcome.NotRun(fielddrift.NotDeployed)
 	}
+	outputs := st.Outputs()
+	// The preview deploys the manifest the last up deployed, so that every change it finds is the
+	// cloud's; the manifest's own edits since are pending, from the diff of the two manifests.
+	*asDeployed = deploytarget.AsDeployed(t, outputs)
 	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: true})
@@ -743,12 +764,12 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		return upgradedPast(err)
 	}
 	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "no drift"}
-	reason, drifted, pending := fielddrift.DriftOf(t, res, d.leftByAdoption(ctx, t, s))
+	reason, drifted, pending := fielddrift.Found(t, outputs, res, d.leftByAdoption(ctx, t, s))
 	if reason != "" {
 		o.Status, o.Reason, o.Drift = outcome.Drifted, reason, drifted
 	}
 	if o.Pending = pending; len(pending) > 0 {
-		o.Reason += "; " + fielddrift.PendingReason(t, res, pending)
+		o.Reason += "; " + fielddrift.PendingSaid(t, outputs, pending)
 	}
 	// A pool a rotation left behind is no field of the manifest: the engine never sees it.
 	orphans, err := d.orphans(ctx, t, st)

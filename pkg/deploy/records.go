@@ -61,7 +61,7 @@ func (d *Deployer) records(ctx context.Context, t deploytarget.Target, open bool
 		}
 		d.sayOnce("status reads this backend's records through the Pulumi CLI, one stack at a time: " + err.Error())
 	}
-	s, err := d.open(ctx, t)
+	s, asDeployed, err := d.openAsDeployed(ctx, t)
 	if err != nil {
 		return stackstate.State{}, nil, nil, err
 	}
@@ -75,5 +75,8 @@ func (d *Deployer) records(ctx context.Context, t deploytarget.Target, open bool
 		_ = s.Close()
 		return stackstate.State{}, nil, nil, err
 	}
+	// status --drift previews the stack as its last up deployed it, as drift does: what that
+	// preview finds is the cloud's change, never the manifest's.
+	*asDeployed = deploytarget.AsDeployed(t, st.Outputs())
 	return st, last, s, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -137,14 +138,25 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, s s
 		// Destroyed (or never deployed): nothing of it is in the cloud to differ, as drift says.
 		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"}, nil
 	case d.unchanged(t):
-		// As drift does: no preview, no engine, the same verdict.
+		// As drift does: no preview, no engine, the same verdict. The scan found the cloud as
+		// the stack recorded it.
+		o.Report.Cloud = o.Report.Recorded
 		return ready, outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync",
 			Message: "the cloud matches the manifest (fleet scan: " + d.Scanned[t.Key()].Why + ")"}, nil
 	}
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return ready, outcome.Condition{}, err
 	}
-	drifted := d.driftedOf(ctx, t, s)
+	if rec, err := rotationrun.RecordedRotation(st.Outputs()); err == nil && rec != nil && rec.Phase != rotation.Done {
+		// The stack holds a rotation's pools as it stopped: what a preview finds then is the
+		// rotation's unfinished work, said by Ready (RotationUnderWay), not the cloud's change.
+		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "RotationUnderWay",
+			Message: "a rotation of pool " + rec.Pool + " stopped midway: see Ready; drift is compared once up finishes it"}, nil
+	}
+	drifted, read := d.driftedOf(ctx, t, s, st.Outputs())
+	if drifted.Status != "Unknown" {
+		o.Report.Cloud = fielddrift.Read(o.Report.Recorded, read)
+	}
 	if orphans, err := d.orphans(ctx, t, st); err != nil {
 		drifted = outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: err.Error()}
 	} else if len(orphans) > 0 {
@@ -211,7 +223,7 @@ func missingReferences(t deploytarget.Target, exists func(string) (bool, error))
 }
 
 // driftedOf previews the stack against the cloud, in memory, as Drift does.
-func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) outcome.Condition {
+func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack, outputs map[string]stackstate.Output) (outcome.Condition, []outcome.FieldDrift) {
 	res, err := s.Preview(ctx, stackstate.Options{Refresh: true})
 	if err == nil {
 		err = reading{d}.previewReads(ctx, t, s, "status --drift", res)
@@ -224,12 +236,12 @@ func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stack
 			if len(o.Drift) > 0 {
 				message += " (" + describeFields(o.Drift) + ")"
 			}
-			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
+			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}, o.Drift
 		}
 		first, _, _ := strings.Cut(err.Error(), "\n")
-		return outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
+		return outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}, nil
 	}
-	reason, fields, pending := fielddrift.DriftOf(t, res, d.leftByAdoption(ctx, t, s))
+	reason, fields, pending := fielddrift.Found(t, outputs, res, d.leftByAdoption(ctx, t, s))
 	if reason != "" {
 		message := reason
 		if len(fields) > 0 {
@@ -237,16 +249,16 @@ func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stack
 		}
 		// ChangesPending reads as what an up clears: a drift no up can put back is named apart.
 		if _, all := fielddrift.Unclearable(fields); all {
-			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
+			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}, fields
 		}
-		return outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: message}
+		return outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: message}, fields
 	}
 	if len(pending) > 0 {
 		// The manifest's own change is no drift: Ready's ManifestChanged says the stack is behind.
 		return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync",
-			Message: "the cloud matches what the last up applied; " + fielddrift.PendingReason(t, res, pending)}
+			Message: "the cloud matches what the last up applied; " + fielddrift.PendingSaid(t, outputs, pending)}, nil
 	}
-	return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
+	return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}, nil
 }
 
 // describeFields says each drifted field and both values, as drift's report lists them.

@@ -75,3 +75,16 @@ func Refused(table *effects.Table, input proto.Message, outputs map[string]stack
 	}
 	return out, nil
 }
+
+// AsDeployed is t as the stack's last up deployed it: t with the manifest the stack recorded
+// (DeployedInput), or t itself when it recorded none or it cannot be read. Previewed against the
+// cloud, it changes only what the cloud changed since that up: the manifest's own edits since are
+// not in it, as Terraform's plan -refresh-only leaves the configuration's changes out.
+func AsDeployed(t Target, outputs map[string]stackstate.Output) Target {
+	old, err := DeployedInput(t.Input, outputs)
+	if err != nil || old == nil {
+		return t
+	}
+	t.Input = old
+	return t
+}

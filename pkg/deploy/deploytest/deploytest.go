@@ -126,6 +126,40 @@ func (b *Backend) EditRefreshed(key, typ, name, prop string, input, output any) 
 	}
 }
 
+// EditCloud changes a property of a resource of stack key in the cloud only, as a console edit
+// that no refresh has read yet: a preview that reads the cloud first (Options.Refresh) finds it,
+// while the stack's state keeps what the last up or refresh recorded.
+func (b *Backend) EditCloud(key, typ, name, prop string, value any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.stacks[key]; ok {
+		if s.cloud == nil {
+			s.cloud = map[string]map[string]any{}
+		}
+		if s.cloud[typ+"::"+name] == nil {
+			s.cloud[typ+"::"+name] = map[string]any{}
+		}
+		s.cloud[typ+"::"+name][prop] = value
+	}
+}
+
+// setPath sets the value at a dotted property path of inputs ("nodePool.size"), copying each
+// map on the way so that the stack's own inputs are left as they are.
+func setPath(inputs map[string]any, path []string, v any) {
+	if len(path) == 1 {
+		inputs[path[0]] = v
+		return
+	}
+	inner := map[string]any{}
+	if m, ok := inputs[path[0]].(map[string]any); ok {
+		for k, e := range m {
+			inner[k] = e
+		}
+	}
+	setPath(inner, path[1:], v)
+	inputs[path[0]] = inner
+}
+
 // UpdateByAnotherOperator records, in stack key's history, an update another operator finished.
 func (b *Backend) UpdateByAnotherOperator(key string) {
 	b.mu.Lock()
@@ -284,6 +318,9 @@ type stack struct {
 	live map[string]map[string]any
 	// ids are the cloud ids of the resources imported, by "type::name", for their state.
 	ids map[string]string
+	// cloud are properties the cloud changed that no refresh has read yet (EditCloud), by
+	// "type::name": a preview that reads the cloud first sees them, the stack's state does not.
+	cloud map[string]map[string]any
 }
 
 // handle is a stack opened with a program.
@@ -392,6 +429,17 @@ func (h *handle) diff(p *mockrun.Result, o stackstate.Options) stackstate.Result
 		k := r.Type + "::" + r.Name
 		seen[k] = true
 		old, ok := h.s.resources[k]
+		if edits := h.s.cloud[k]; ok && o.Refresh && len(edits) > 0 {
+			// The preview's read of the cloud finds what changed there since the last refresh.
+			inputs := map[string]any{}
+			for p, v := range old.Inputs {
+				inputs[p] = v
+			}
+			for p, v := range edits {
+				setPath(inputs, strings.Split(p, "."), v)
+			}
+			old.Inputs = inputs
+		}
 		step := stackstate.Step{URN: urn(h.s, r.Type, r.Name), Type: r.Type, Name: r.Name, New: r.Inputs}
 		if id := importID(r, o.Transform); !ok && id != "" {
 			b.mu.Lock()

@@ -37,6 +37,12 @@ func DriftOf(t deploytarget.Target, res stackstate.Result, left func() []string)
 		return "", nil, nil
 	}
 	drifted, pending = split(t, res, left)
+	for i := range drifted {
+		drifted[i] = withoutOwnTags(t, drifted[i])
+	}
+	for i := range pending {
+		pending[i] = withoutOwnTags(t, pending[i])
+	}
 	if len(drifted) == 0 && len(pending) > 0 && explained(t.Effects, res.Steps, pending) {
 		return "", nil, pending
 	}

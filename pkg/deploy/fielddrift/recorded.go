@@ -107,3 +107,19 @@ func zero(v any) bool {
 	n, isNumber := v.(float64)
 	return v == nil || isNumber && n == 0
 }
+
+// Read is recorded (Recorded's manifest) with the node counts, sizes and autoscaling bounds a read
+// of the cloud found differing (fields, the drift a preview against the cloud found): what the
+// cloud runs now, as status --drift counts its nodes and prices it.
+func Read(recorded proto.Message, fields []outcome.FieldDrift) proto.Message {
+	if recorded == nil {
+		return nil
+	}
+	var read []outcome.FieldDrift
+	for _, f := range fields {
+		if sizing[f.Field[strings.LastIndexByte(f.Field, '.')+1:]] {
+			read = append(read, f)
+		}
+	}
+	return WithValues(recorded, read)
+}

@@ -249,14 +249,24 @@ type StackStatus struct {
 	// node counts and sizes are what the last up or refresh read, which the manifest may no
 	// longer say. Nil when the stack holds nothing. Not in the report: Nodes and Cost say it.
 	Recorded proto.Message `json:"-"`
-	// Nodes and Cost are the stack's node count ("2", "2–5" autoscaled) and monthly cost as it
-	// recorded them (Recorded), empty when it holds nothing; ManifestNodes and ManifestCost the
+	// Cloud, when status read the cloud (--drift: the fleet scan's list or a preview's read), is
+	// Recorded with the node counts, sizes and autoscaling bounds as that read found them, which a
+	// change in the console since the last up or refresh makes differ. Nil when the cloud was not
+	// read. Not in the report: Nodes and Cost say it, RecordedNodes and RecordedCost the record's.
+	Cloud proto.Message `json:"-"`
+	// Nodes and Cost are the stack's node count ("2", "2–5" autoscaled) and monthly cost as the
+	// cloud runs them where status read it (Cloud), else as the stack recorded them (Recorded),
+	// empty when it holds nothing; ManifestNodes and ManifestCost the
 	// manifest's. The report sets them (render.Report), where the prices are; a cost is nil
 	// when not priced.
 	Nodes         string         `json:"nodes,omitempty"`
 	ManifestNodes string         `json:"manifestNodes,omitempty"`
 	Cost          *cost.Estimate `json:"cost,omitempty"`
 	ManifestCost  *cost.Estimate `json:"manifestCost,omitempty"`
+	// RecordedNodes and RecordedCost, when status read the cloud (Cloud) and it differs from the
+	// record, are the record's figures: Nodes and Cost are then the cloud's.
+	RecordedNodes string         `json:"recordedNodes,omitempty"`
+	RecordedCost  *cost.Estimate `json:"recordedCost,omitempty"`
 }
 
 // Condition is one aspect of a stack's status.

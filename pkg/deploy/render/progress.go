@@ -55,6 +55,7 @@ func statusFigures(report runreport.Report, outcomes []outcome.Outcome, prices f
 		st.ManifestNodes, st.ManifestCost = row.ManifestNodes, row.ManifestCost
 		if st.Recorded != nil {
 			st.Nodes, st.Cost = row.Nodes, row.Cost
+			st.RecordedNodes, st.RecordedCost = row.RecordedNodes, row.RecordedCost
 			// The manifest's figures only where they differ from the recorded ones, as the table
 			// shows one figure then: a fleet's report does not say each twice.
 			if st.ManifestNodes == st.Nodes {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -41,6 +42,10 @@ type StatusRow struct {
 	// edit not yet deployed, or a change in the console, makes differ.
 	Nodes, ManifestNodes string
 	Cost, ManifestCost   *cost.Estimate
+	// RecordedNodes and RecordedCost are the record's figures where status read the cloud and
+	// found it differing from them: Nodes and Cost are then the cloud's. "" and nil otherwise.
+	RecordedNodes string
+	RecordedCost  *cost.Estimate
 	// LastUpdate is the stack's last update (nil: none); Failed the reason status could not read
 	// the stack, "" when it could.
 	LastUpdate *stackstate.Update
@@ -61,6 +66,14 @@ func StatusRows(outcomes []outcome.Outcome, prices func(cloud string) cost.Price
 		if st := o.Report; st != nil {
 			if st.Recorded != nil {
 				row.Nodes, row.Cost = Nodes(st.Recorded), price(st.Recorded)
+			}
+			if st.Cloud != nil {
+				// What status read of the cloud, with the record's beside it where they differ.
+				cloudNodes, cloudCost := Nodes(st.Cloud), price(st.Cloud)
+				if cloudNodes != row.Nodes || !reflect.DeepEqual(cloudCost, row.Cost) {
+					row.RecordedNodes, row.RecordedCost = row.Nodes, row.Cost
+				}
+				row.Nodes, row.Cost = cloudNodes, cloudCost
 			}
 			ready, drifted := st.Condition("Ready"), st.Condition("Drifted")
 			row.Ready, row.ReadyReason, row.Drifted, row.DriftedReason = ready.Status, ready.Reason, drifted.Status, drifted.Reason
@@ -327,8 +340,8 @@ func StatusTable(w io.Writer, rows []StatusRow, wide, withCounts bool, now time.
 	var drift driftCounts
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", r.Stack, r.Kind, condition(r.Ready, r.ReadyReason, "True"),
-			condition(r.Drifted, r.DriftedReason, "False"), cmp.Or(r.Generation, "-"), beside(r.Nodes, r.ManifestNodes),
-			beside(costCell(r.Cost), costCell(r.ManifestCost)), age(r, now))
+			condition(r.Drifted, r.DriftedReason, "False"), cmp.Or(r.Generation, "-"), beside(r.Nodes, r.RecordedNodes, r.ManifestNodes),
+			beside(costCell(r.Cost), recordedCostCell(r), costCell(r.ManifestCost)), age(r, now))
 		if wide {
 			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s", r.File, cmp.Or(r.ObservedGeneration, "none"), lastUpdate(r.LastUpdate), cmp.Or(oneLine(r.Message), "-"))
 		}
@@ -382,13 +395,28 @@ func (c driftCounts) String() string {
 	return fmt.Sprintf("%d drifted, drift not checked for %d (status --drift)", c.drifted, c.unchecked)
 }
 
-// beside is a cell of the cloud's figure with the manifest's beside it when they differ: "2
-// (manifest 3)", "$48.00 (manifest $72.00)".
-func beside(cloud, manifest string) string {
-	if cloud == manifest {
+// beside is a cell of the cloud's figure with the record's (where status read the cloud) and the
+// manifest's beside it when they differ: "4 (recorded 2, manifest 3)", "$48.00 (manifest $72.00)".
+func beside(cloud, recorded, manifest string) string {
+	var others []string
+	if recorded != "" && recorded != cloud {
+		others = append(others, "recorded "+recorded)
+	}
+	if manifest != cloud {
+		others = append(others, "manifest "+manifest)
+	}
+	if len(others) == 0 {
 		return cloud
 	}
-	return cloud + " (manifest " + manifest + ")"
+	return cloud + " (" + strings.Join(others, ", ") + ")"
+}
+
+// recordedCostCell is the record's cost where status read the cloud and it differs, "" else.
+func recordedCostCell(r StatusRow) string {
+	if r.RecordedNodes == "" && r.RecordedCost == nil {
+		return ""
+	}
+	return costCell(r.RecordedCost)
 }
 
 // condition is a condition's cell: its status, and its reason when it is not the fine one

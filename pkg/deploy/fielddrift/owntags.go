@@ -1,0 +1,85 @@
+package fielddrift
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+)
+
+// withoutOwnTags is f with the tags clusterplane derives from the manifest's metadata
+// (labels.Standard: resource-kind, resource-name, ...) left out of its values where both the
+// cloud and the manifest have them: a tags field is the user's list, and the derived tags the
+// provider sends with it are no value the user wrote or changed. A derived tag only one side has
+// (removed in the console) stays, as the difference it is.
+func withoutOwnTags(t deploytarget.Target, f outcome.FieldDrift) outcome.FieldDrift {
+	if !strings.HasSuffix(f.Field, "."+kindfield.SpecTags) || t.Input == nil {
+		return f
+	}
+	meta, _ := protofield.At(apikinds.Target(t.Input).ProtoReflect(), kindfield.TargetMetadata).Interface().(*sharedv1.CloudResourceMetadata)
+	if meta == nil {
+		return f
+	}
+	own := labels.Tags(labels.Standard(t.Name, meta), nil)
+	live, manifest := tagList(f.Live), tagList(f.Manifest)
+	var both []string
+	for _, tag := range own {
+		if slices.Contains(live, tag) && slices.Contains(manifest, tag) {
+			both = append(both, tag)
+		}
+	}
+	if len(both) == 0 {
+		return f
+	}
+	f.Live, f.Manifest = dropTags(f.Live, both), dropTags(f.Manifest, both)
+	if f.Recorded != nil {
+		f.Recorded = dropTags(f.Recorded, both)
+	}
+	return f
+}
+
+// tagList reads a tags value as the providers hold it: a list of strings (DigitalOcean), or one
+// string of tags separated by spaces (Civo's cluster).
+func tagList(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return strings.Fields(v)
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	case []string:
+		return v
+	}
+	return nil
+}
+
+// dropTags is v without the tags given, in v's own form; an emptied list is an empty list.
+func dropTags(v any, drop []string) any {
+	switch v := v.(type) {
+	case string:
+		kept := slices.DeleteFunc(strings.Fields(v), func(s string) bool { return slices.Contains(drop, s) })
+		return strings.Join(kept, " ")
+	case []any:
+		kept := make([]any, 0, len(v))
+		for _, e := range v {
+			if s, ok := e.(string); !ok || !slices.Contains(drop, s) {
+				kept = append(kept, e)
+			}
+		}
+		return kept
+	case []string:
+		return slices.DeleteFunc(slices.Clone(v), func(s string) bool { return slices.Contains(drop, s) })
+	}
+	return v
+}
