@@ -14,6 +14,7 @@ import (
 // update, a replacement the cluster's protection refuses), and clusterplane's own tags are never
 // in its values; the same field changed in the cloud too is drift.
 // Promise: drift-is-what-the-cloud-changed
+// Promise: drift-manifest-edit-never-drift
 func TestAManifestEditIsPendingNeverDriftUntilTheCloudChangesTheFieldToo(t *testing.T) {
 	for _, tc := range []struct {
 		name, from, to, field string
