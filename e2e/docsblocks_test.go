@@ -46,6 +46,7 @@ import (
 //     pretty-printed line matches compact JSON), `...` matches anything, and a UUID, an API
 //     token (cpt_...), a 16-hex-digit ID or an RFC 3339 time matches any of its form.
 //   - A command exits 0 unless the comment on its (last) line starts `# exit N`.
+//
 // Promise: docs-block-command-exits-zero-or-n
 func TestDocsShellBlocksRunAsWritten(t *testing.T) {
 	t.Parallel()
