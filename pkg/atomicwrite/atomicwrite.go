@@ -41,3 +41,17 @@ func write(path string, data []byte, mode os.FileMode) (err error) {
 	}
 	return os.Rename(f.Name(), path)
 }
+
+// NewPrivate writes data to a file it makes at path, readable by its owner only (0600) from the
+// moment it exists; a file or a link already at path is an error, never written through.
+func NewPrivate(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -69,6 +69,7 @@ func TestAFileIsReadableByAllAndAPrivateOneByItsOwnerOnly(t *testing.T) {
 	}{
 		{"a file meant to be committed is 0644", atomicwrite.File, 0o644},
 		{"a secret is 0600", atomicwrite.Private, 0o600},
+		{"a new secret file is 0600", atomicwrite.NewPrivate, 0o600},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,5 +85,27 @@ func TestAFileIsReadableByAllAndAPrivateOneByItsOwnerOnly(t *testing.T) {
 				t.Errorf("mode %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestANewPrivateFileIsNeverWrittenOverWhatIsAlreadyThere(t *testing.T) {
+	dir := t.TempDir()
+	existing, link := filepath.Join(dir, "existing"), filepath.Join(dir, "link")
+	if err := os.WriteFile(existing, []byte("theirs"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "target"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{existing, link} {
+		if err := atomicwrite.NewPrivate(path, []byte("secret")); err == nil {
+			t.Errorf("NewPrivate(%s) wrote over what was there", filepath.Base(path))
+		}
+	}
+	if data, _ := os.ReadFile(existing); string(data) != "theirs" {
+		t.Errorf("the existing file holds %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "target")); !os.IsNotExist(err) {
+		t.Errorf("the link was followed: %v", err)
 	}
 }

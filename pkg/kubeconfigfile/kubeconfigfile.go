@@ -66,7 +66,7 @@ func Run(kubeconfig []byte, argv []string, stdin io.Reader, stdout, stderr io.Wr
 		}
 	}()
 	path := filepath.Join(dir, "kubeconfig")
-	if err := writeNew(path, kubeconfig); err != nil {
+	if err := atomicwrite.NewPrivate(path, kubeconfig); err != nil {
 		return 0, errors.Wrap(err, "write the kubeconfig")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -93,19 +93,6 @@ func check(kubeconfig []byte) error {
 		return errors.New("the stack's kubeconfig output is empty")
 	}
 	return nil
-}
-
-// writeNew writes data to path, a file it makes, 0600; a file already there is an error.
-func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // without is environ without name's entries.

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 	"io"
 	"net"
 	"net/url"
@@ -199,7 +200,7 @@ func Serve(ctx context.Context, dir string, engine Engine) error {
 	data, _ := json.Marshal(Server{PID: os.Getpid(), URLs: s.URLs})
 	// A new file of this process's, never one found there (a link to elsewhere would be followed).
 	_ = os.Remove(path)
-	if err := writeNew(path, data); err != nil {
+	if err := atomicwrite.NewPrivate(path, data); err != nil {
 		_ = s.Close()
 		return errors.Wrap(err, "announce the sandbox")
 	}
@@ -284,17 +285,4 @@ func Stop(dir string) (bool, error) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return true, errors.Errorf("the sandbox (process %d) did not stop within 30s", s.PID)
-}
-
-// writeNew writes data to path, a file it makes, 0600; a file already there is an error.
-func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
 }
