@@ -3,11 +3,13 @@ package deploy_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/destroyguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -71,5 +73,35 @@ func TestADestroyThatRefusesOneStackDeletesNothingAndNamesEveryRefusal(t *testin
 				}
 			}
 		})
+	}
+}
+
+// A protected cluster that its pool still references is refused for both, each said: mending one
+// would only meet the other.
+func TestADestroyNamesEveryRefusalOfAStack(t *testing.T) {
+	ctx := context.Background()
+	protected := strings.Replace(clusterText("prod", "prod"), "deletionProtection: false", "deletionProtection: true", 1)
+	dir := writeFiles(t, map[string]string{"cluster.yaml": protected, "pool.yaml": poolText("workers", "prod", "prod")})
+	b := deploytest.New()
+	files := reading(t, "", false)
+	request := func(paths []string, op pipeline.Step, guard destroyguard.Guard) pipeline.Request {
+		return pipeline.Request{Paths: paths, Files: files, Backend: func() (stackstate.Backend, error) { return b, nil },
+			Parallel: 2, StackTimeout: time.Minute, Op: op, Guard: guard, Whole: guard != nil}
+	}
+	if _, err := pipeline.Run(ctx, request([]string{dir}, pipeline.Up(deploy.UpOptions{Yes: true}), nil)); err != nil {
+		t.Fatal(err)
+	}
+	cluster := []string{filepath.Join(dir, "cluster.yaml")}
+	referenced := func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
+		return files.DestroyGuard(ctx, b, cluster, targets)
+	}
+	outcomes, err := pipeline.Run(ctx, request(cluster, pipeline.Destroy(deploy.DestroyOptions{}), destroyguard.New(referenced)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var protectedErr *stackstate.ProtectedError
+	var referencedErr *stackstate.ReferencedError
+	if len(outcomes) != 1 || outcomes[0].Status != outcome.Blocked || !errors.As(outcomes[0].Err, &protectedErr) || !errors.As(outcomes[0].Err, &referencedErr) {
+		t.Errorf("destroy of a protected cluster its pool references: %+v; want blocked for both", outcomes)
 	}
 }

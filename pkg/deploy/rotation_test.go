@@ -163,7 +163,8 @@ func TestDriftSaysTheRotationUpCarriesOutNotTheEnginesReplacement(t *testing.T) 
 	}
 	// Without the rollout block up rotates nothing: drift says the edit pending, no rotation.
 	replaced := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb")
-	if o := d.Drift(ctx, replaced); o.Status != outcome.Done || len(o.Pending) != 1 || strings.Contains(o.Reason, "rotate") {
-		t.Errorf("drift without a rotation: %s %q, want no drift and the size pending", o.Status, o.Reason)
+	if o := d.Drift(ctx, replaced); o.Status != outcome.Done || len(o.Pending) != 1 || strings.Contains(o.Reason, "rotate") ||
+		!strings.Contains(o.Reason, "up refuses it unless the run allows the replacement") {
+		t.Errorf("drift without a rotation: %s %q, want no drift, the size pending and up's refusal said", o.Status, o.Reason)
 	}
 }

@@ -44,9 +44,12 @@ func New(referenced Guard) Guard {
 			return nil, err
 		}
 		for key, err := range own {
-			if refused[key] == nil {
-				refused[key] = err
+			if refused[key] != nil {
+				// Every refusal of the stack is said: a protected cluster its pools still
+				// reference needs both mended.
+				err = &JoinedError{Errs: []error{refused[key], err}}
 			}
+			refused[key] = err
 		}
 		if len(refused) == 0 {
 			return nil, nil
@@ -64,6 +67,20 @@ func New(referenced Guard) Guard {
 		return refused, nil
 	}
 }
+
+// JoinedError is several refusals of one stack's destroy, each said.
+type JoinedError struct{ Errs []error }
+
+func (e *JoinedError) Error() string {
+	said := make([]string, len(e.Errs))
+	for i, err := range e.Errs {
+		said[i] = err.Error()
+	}
+	return strings.Join(said, "; and ")
+}
+
+// Unwrap lets errors.As find each refusal.
+func (e *JoinedError) Unwrap() []error { return e.Errs }
 
 // HeldError: a stack that nothing refuses is not destroyed either, since the destroy
 // refused others of its targets (By) and runs whole or not at all.

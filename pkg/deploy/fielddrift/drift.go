@@ -37,13 +37,12 @@ func DriftOf(t deploytarget.Target, res stackstate.Result, left func() []string)
 		return "", nil, nil
 	}
 	drifted, pending = split(t, res, left)
+	onlyPending := len(drifted) == 0 && len(pending) > 0 && explained(t.Effects, res.Steps, pending)
 	for i := range drifted {
-		drifted[i] = withoutOwnTags(t, drifted[i])
+		drifted[i] = withoutOwnTags(t, drifted[i], false)
 	}
-	for i := range pending {
-		pending[i] = withoutOwnTags(t, pending[i])
-	}
-	if len(drifted) == 0 && len(pending) > 0 && explained(t.Effects, res.Steps, pending) {
+	pending = ownTagsOut(t, pending)
+	if onlyPending {
 		return "", nil, pending
 	}
 	reason = changes

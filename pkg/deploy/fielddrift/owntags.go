@@ -13,14 +13,37 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 )
 
+// ownTagsOut are the pending fields with clusterplane's own tags left out of every tags value
+// (withoutOwnTags, all of them): a field whose values then agree is dropped, since the next up
+// only adds the tags clusterplane writes itself (an adopted cluster made without them).
+func ownTagsOut(t deploytarget.Target, pending []outcome.FieldDrift) []outcome.FieldDrift {
+	out := pending[:0]
+	for _, f := range pending {
+		f = withoutOwnTags(t, f, true)
+		if isTags(f.Field) && SameValue(Before(f), f.Manifest) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// isTags tells a tags field of a manifest (spec.tags, spec.defaultNodePool.tags).
+func isTags(field string) bool { return strings.HasSuffix(field, "."+kindfield.SpecTags) }
+
 // withoutOwnTags is f with the tags clusterplane derives from the manifest's metadata
-// (labels.Standard: resource-kind, resource-name, ...) left out of its values where both the
-// cloud and the manifest have them: a tags field is the user's list, and the derived tags the
-// provider sends with it are no value the user wrote or changed. A derived tag only one side has
-// (removed in the console) stays, as the difference it is.
-func withoutOwnTags(t deploytarget.Target, f outcome.FieldDrift) outcome.FieldDrift {
-	if !strings.HasSuffix(f.Field, "."+kindfield.SpecTags) || t.Input == nil {
+// (labels.Standard: resource-kind, resource-name, ...) left out of its values, each value a list
+// as the manifest writes it (Civo's cluster holds its tags as one string): a tags field is the
+// user's list, and the derived tags the provider sends with it are no value the user wrote or
+// changed. Unless all is set, a derived tag only one side has (removed in the console) stays, as
+// the difference it is.
+func withoutOwnTags(t deploytarget.Target, f outcome.FieldDrift, all bool) outcome.FieldDrift {
+	if !isTags(f.Field) || t.Input == nil {
 		return f
+	}
+	f.Live, f.Manifest = asList(f.Live), asList(f.Manifest)
+	if f.Recorded != nil {
+		f.Recorded = asList(f.Recorded)
 	}
 	meta, _ := protofield.At(apikinds.Target(t.Input).ProtoReflect(), kindfield.TargetMetadata).Interface().(*sharedv1.CloudResourceMetadata)
 	if meta == nil {
@@ -30,7 +53,7 @@ func withoutOwnTags(t deploytarget.Target, f outcome.FieldDrift) outcome.FieldDr
 	live, manifest := tagList(f.Live), tagList(f.Manifest)
 	var both []string
 	for _, tag := range own {
-		if slices.Contains(live, tag) && slices.Contains(manifest, tag) {
+		if all && (slices.Contains(live, tag) || slices.Contains(manifest, tag)) || slices.Contains(live, tag) && slices.Contains(manifest, tag) {
 			both = append(both, tag)
 		}
 	}
@@ -62,6 +85,20 @@ func tagList(v any) []string {
 		return v
 	}
 	return nil
+}
+
+// asList is a tags value held as one string of tags separated by spaces (Civo's cluster) as the
+// list the manifest writes; any other value as it is.
+func asList(v any) any {
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	out := []any{}
+	for _, tag := range strings.Fields(s) {
+		out = append(out, tag)
+	}
+	return out
 }
 
 // dropTags is v without the tags given, in v's own form; an emptied list is an empty list.

@@ -60,7 +60,7 @@ func Found(t deploytarget.Target, outputs map[string]stackstate.Output, res stac
 		if !ok {
 			live = c.Old
 		}
-		pending = append(pending, withoutOwnTags(t, outcome.FieldDrift{Field: c.Path, Live: live, Manifest: c.New, Recorded: c.Old}))
+		pending = append(pending, withoutOwnTags(t, outcome.FieldDrift{Field: c.Path, Live: live, Manifest: c.New, Recorded: c.Old}, false))
 	}
 	return reason, drifted, pending
 }
@@ -85,7 +85,10 @@ func PendingSaid(t deploytarget.Target, outputs map[string]stackstate.Output, pe
 		return reason
 	}
 	if carried, _ := rotationrun.CarriedOut(t, rotations); len(carried) > 0 {
-		reason += " (up would rotate " + rotationrun.DescribeRotations(carried) + ", where the engine alone would replace it)"
+		return reason + " (up would rotate " + rotationrun.DescribeRotations(carried) + ", where the engine alone would replace it)"
+	}
+	if result, err := deploytarget.SinceDeployed(t.Effects, t.Input, outputs); err == nil && result != nil && result.Replaces {
+		reason += " (it replaces what it changes: up refuses it unless the run allows the replacement, preview says what)"
 	}
 	return reason
 }
