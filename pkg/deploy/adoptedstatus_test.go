@@ -11,21 +11,22 @@ import (
 
 // Status says an adoption as one: after adopt, whose update only imported what the cloud held,
 // Ready reads "the last update, an adoption (an import ...), succeeded", never that the last
-// update succeeded as if an up had deployed the manifest; after an up it says the update.
+// update succeeded as if an up had deployed the manifest; after an up it says the update. An
+// adoption that left fields unlike the manifest is not ready: they are pending, as an edit is.
 func TestStatusSaysTheLastUpdateWasAnAdoptionWhenItWas(t *testing.T) {
 	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
 	tests := []struct {
 		name string
 		// tags is the pool's tags in the cloud: the manifest's (nil) leaves adopt nothing for the
 		// next up; others leave spec.tags.
-		tags  []any
-		up    bool // an up follows the adoption
-		ready string
+		tags                  []any
+		up                    bool // an up follows the adoption
+		status, reason, ready string
 	}{
-		{"an adoption that left nothing", nil, false, "the last update, an adoption (an import of what the cloud held), succeeded"},
-		{"an adoption that left changes for the next up", []any{"made-elsewhere"}, false,
-			"the last update, an adoption (an import of what the cloud held), succeeded"},
-		{"an up after the adoption", []any{"made-elsewhere"}, true, "the last update succeeded"},
+		{"an adoption that left nothing", nil, false, "True", "Deployed", "the last update, an adoption (an import of what the cloud held), succeeded"},
+		{"an adoption that left changes for the next up", []any{"made-elsewhere"}, false, "False", "ManifestChanged",
+			"the adoption took over spec.tags as the cloud had it, unlike the manifest; run up to set them"},
+		{"an up after the adoption", []any{"made-elsewhere"}, true, "True", "Deployed", "the last update succeeded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,8 +49,8 @@ func TestStatusSaysTheLastUpdateWasAnAdoptionWhenItWas(t *testing.T) {
 				t.Fatalf("status: %s %v", st.Status, st.Err)
 			}
 			ready := st.Report.Conditions[0]
-			if ready.Status != "True" || ready.Reason != "Deployed" || ready.Message != tt.ready {
-				t.Errorf("Ready is %s/%s %q, want True/Deployed %q", ready.Status, ready.Reason, ready.Message, tt.ready)
+			if ready.Status != tt.status || ready.Reason != tt.reason || !strings.HasPrefix(ready.Message, tt.ready) {
+				t.Errorf("Ready is %s/%s %q, want %s/%s %q", ready.Status, ready.Reason, ready.Message, tt.status, tt.reason, tt.ready)
 			}
 			if !tt.up && strings.Contains(ready.Message, "update succeeded") {
 				t.Errorf("Ready says an up succeeded after an adoption: %q", ready.Message)

@@ -121,9 +121,8 @@ func (d *Deployer) openOrCreate(ctx context.Context, t deploytarget.Target) (s s
 	return s, created, err
 }
 
-// openAsDeployed opens the target's stack with a program that deploys the target the returned
-// pointer holds: t until the caller, having read the stack's records, puts t as its last up
-// deployed it there (deploytarget.AsDeployed), before the engine runs the program.
+// openAsDeployed opens t's stack with a program deploying what the returned pointer holds: t
+// until the caller puts t as its last up deployed it there (deploytarget.AsDeployed).
 func (d *Deployer) openAsDeployed(ctx context.Context, t deploytarget.Target) (stackstate.Stack, *deploytarget.Target, error) {
 	program := &t
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, func(c *pulumi.Context) error { return program.Program()(c) })
@@ -749,8 +748,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		return outcome.NotRun(fielddrift.NotDeployed)
 	}
 	outputs := st.Outputs()
-	// The preview deploys the manifest the last up deployed, so that every change it finds is the
-	// cloud's; the manifest's own edits since are pending, from the diff of the two manifests.
+	// The preview deploys the manifest the last up deployed: every change it finds is the cloud's.
 	*asDeployed = deploytarget.AsDeployed(t, outputs)
 	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {

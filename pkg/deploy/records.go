@@ -75,8 +75,7 @@ func (d *Deployer) records(ctx context.Context, t deploytarget.Target, open bool
 		_ = s.Close()
 		return stackstate.State{}, nil, nil, err
 	}
-	// status --drift previews the stack as its last up deployed it, as drift does: what that
-	// preview finds is the cloud's change, never the manifest's.
+	// status --drift previews the stack as its last up deployed it, as drift does.
 	*asDeployed = deploytarget.AsDeployed(t, st.Outputs())
 	return st, last, s, nil
 }

@@ -87,6 +87,11 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 			ready.Message = "the manifest changed since the last up (" + changed + "); run up"
 		}
 	}
+	if left := fielddrift.AdoptionLeft(last); ready.Status == "True" && len(left) > 0 {
+		// What an adoption left as the cloud had it is pending until an up, as an edit is.
+		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
+			Message: "the adoption took over " + strings.Join(left, ", ") + " as the cloud had it, unlike the manifest; run up to set them"}
+	}
 	if ready.Status == "True" {
 		if missing := missingReferences(t, exists); missing != "" {
 			ready = outcome.Condition{Type: "Ready", Status: "False", Reason: "ReferenceMissing",
@@ -256,7 +261,7 @@ func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stack
 	if len(pending) > 0 {
 		// The manifest's own change is no drift: Ready's ManifestChanged says the stack is behind.
 		return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync",
-			Message: "the cloud matches what the last up applied; " + fielddrift.PendingSaid(t, outputs, pending)}, nil
+			Message: "the cloud matches what the stack's last update applied; " + fielddrift.PendingSaid(t, outputs, pending)}, nil
 	}
 	return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}, nil
 }
