@@ -29,7 +29,7 @@ import (
 // and status says Drifted=False. A replacing change (a cluster's region or subnets), a rotating
 // one (a pool's size under a rollout block) and a default pool's size on a protected cluster are
 // pending the same way. Then the same field is changed in the cloud too, to a third value: that is
-// drift (exit 3, the field in the report's drift). No value drift or pending shows may carry a
+// drift (exit 3, the field in the report's drift, and still pending). No value drift or pending shows may carry a
 // tag clusterplane derives itself (pkg/manifest/labels) as though the user had written it.
 //
 // Like the fleet scan's differential (scandiff_test.go), every stack takes all its rows' changes
@@ -164,8 +164,8 @@ func covers(t *testing.T, kind string, rounds [][]mdPart, skip map[string]string
 }
 
 // round makes its parts' edits in the manifests alone and holds drift, drift --deep and status
-// --drift to them; then makes them in the cloud too and holds drift to them; then puts the
-// manifests and the cloud back as deployed.
+// --drift to them; then makes them in the cloud too and holds drift to them (each field drift,
+// and still pending); then puts the manifests and the cloud back as deployed.
 func (m *manifestDiff) round(t *testing.T, name string, parts []mdPart) {
 	start := time.Now()
 	var files, cloudFiles []string
@@ -254,8 +254,13 @@ func (m *manifestDiff) round(t *testing.T, name string, parts []mdPart) {
 		}
 		m.noDerivedTags(t, name, "drift after the cloud's change", p, s)
 		table := registry.Kinds().Table(p.stack.kind)
-		drifted := fieldProperties(table, s.Drift)
+		drifted, pending := fieldProperties(table, s.Drift), fieldProperties(table, s.Pending)
 		for _, ed := range p.edits {
+			// A field the manifest and the cloud both changed is both (docs/deploying.md, Drift).
+			if !covered(pending, rowProperty(table, ed.path)) {
+				t.Errorf("%s: %s %s %s in the manifest, the cloud changed too: drift no longer lists the manifest's edit as pending "+
+					"(outcome %s: %s; drift %s; pending %s)", name, p.stack.key, ed.path, ed.way, s.Outcome, s.Reason, showFields(s.Drift), showFields(s.Pending))
+			}
 			if ed.cloud == nil {
 				continue
 			}
@@ -855,6 +860,8 @@ func civoManifestEdits(t *testing.T) {
 	firstPool := func(name string, edit func(p *civogo.KubernetesPool)) func() {
 		return cluster(name, func(c *civogo.KubernetesCluster) { edit(&c.Pools[0]) })
 	}
+	// Read before any edit: EditCluster holds the loopback's lock while its edit runs.
+	defaultNetwork := e.civo.DefaultNetworkID("fra1")
 	noRegion := "Civo moves no cluster between regions (effects table: spec.region refused), and the loopback keeps each where it was made"
 	noPoolState := "the plugin reads it from the stack's state, not from Civo (poolresource Read)"
 
@@ -866,7 +873,7 @@ func civoManifestEdits(t *testing.T) {
 		{path: "spec.kubernetesVersion", way: mdChanged, value: "1.31.1-k3s1",
 			cloud: cluster("cfull", func(c *civogo.KubernetesCluster) { c.KubernetesVersion = "1.29.8-k3s1" })},
 		{path: "spec.network", way: mdChanged, value: map[string]any{"value": "8f4a2c1e-5b6d-4e7f-9a0b-1c2d3e4f5a6b"},
-			cloud: cluster("cfull", func(c *civogo.KubernetesCluster) { c.NetworkID = e.civo.DefaultNetworkID("fra1") })},
+			cloud: cluster("cfull", func(c *civogo.KubernetesCluster) { c.NetworkID = defaultNetwork })},
 		{path: "spec.apiServerAllowedCidrs", way: mdChanged, value: []any{"198.51.100.0/24"}, cloud: rule("cfull")},
 		{path: "spec.defaultNodePool.size", way: mdChanged, value: "g4s.kube.large",
 			cloud: firstPool("cfull", func(p *civogo.KubernetesPool) { p.Size = "g4s.kube.xlarge" })},
