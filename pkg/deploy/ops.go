@@ -21,7 +21,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
-	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -119,6 +118,24 @@ func (d *Deployer) openOrCreate(ctx context.Context, t deploytarget.Target) (s s
 		}
 	}
 	return s, created, err
+}
+
+// driftPreview previews the stack as its last up deployed it (asDeployed, set already). When
+// the cloud upgraded the cluster past the version that up applied, which the module refuses to
+// deploy, that is drift of the version (past), and the preview is made again with the version the
+// cluster runs, to find the rest of the cloud's changes.
+func (d *Deployer) driftPreview(ctx context.Context, t deploytarget.Target, s stackstate.Stack, asDeployed *deploytarget.Target,
+	outputs map[string]stackstate.Output) (res stackstate.Result, past []outcome.FieldDrift, err error) {
+	err = d.retrying(ctx, t, func() (err error) {
+		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: true})
+		return err
+	}, nil)
+	if field, recorded, live, ok := fielddrift.UpgradedPastOf(err); ok {
+		past = []outcome.FieldDrift{{Field: field, Live: live, Manifest: recorded}}
+		asDeployed.Input = fielddrift.WithValues(deploytarget.AsDeployed(t, outputs).Input, past)
+		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: true})
+	}
+	return res, past, err
 }
 
 // openAsDeployed opens t's stack with a program deploying what the returned pointer holds: t
@@ -750,19 +767,25 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	outputs := st.Outputs()
 	// The preview deploys the manifest the last up deployed: every change it finds is the cloud's.
 	*asDeployed = deploytarget.AsDeployed(t, outputs)
-	var res stackstate.Result
-	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: true})
-		return err
-	}, nil)
+	res, past, err := d.driftPreview(ctx, t, s, asDeployed, outputs)
 	if err == nil {
 		err = reading{d}.previewReads(ctx, t, s, "drift", res)
 	}
 	if err != nil {
-		return upgradedPast(err)
+		o, ok := fielddrift.PreviewFailed(err)
+		if !ok {
+			return failed(err)
+		}
+		o.Pending = fielddrift.ManifestPending(t, outputs)
+		return o
 	}
 	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "no drift"}
 	reason, drifted, pending := fielddrift.Found(t, outputs, res, d.leftByAdoption(ctx, t, s))
+	if len(past) > 0 {
+		if drifted, pending = fielddrift.UpgradedPast(t, outputs, past[0], drifted, pending); len(drifted) > 0 && drifted[0].Field == past[0].Field {
+			reason = strings.TrimSuffix("the cloud upgraded the cluster past the version the last up applied ("+fielddrift.DescribeDrift(drifted[0])+"); "+reason, "; ")
+		}
+	}
 	if reason != "" {
 		o.Status, o.Reason, o.Drift = outcome.Drifted, reason, drifted
 	}
@@ -783,38 +806,6 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		}
 	}
 	return o
-}
-
-// upgradedPast is drift's outcome of a preview that failed with err: Drifted when the module
-// refused a version the cloud upgraded the cluster past (kubeversion.UpgradedPastError), which
-// is the cloud's change behind the manifest, not a failure of drift; else Failed.
-func upgradedPast(err error) outcome.Outcome {
-	field, manifest, live, ok := kubeversion.ReadUpgradedPast(err.Error())
-	var protected *stackstate.ProtectedError
-	if !ok && errors.As(err, &protected) {
-		return protectedDrift(protected)
-	}
-	if !ok {
-		return failed(err)
-	}
-	return outcome.Outcome{Status: outcome.Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
-		manifest + ": set it to the version the cluster runs", Drift: []outcome.FieldDrift{{Field: field, Live: live, Manifest: manifest}}}
-}
-
-// protectedDrift is drift's outcome of a preview the engine refused because it would replace or
-// delete a protected resource. The manifest's own replacing changes are refused before the engine
-// runs, so what asks for the replacement is the cloud or the stack's state (another stack's state
-// imported, the cluster made again elsewhere): drift, and not a reason to turn protection off,
-// which would let up replace a cluster that may not be this manifest's.
-func protectedDrift(e *stackstate.ProtectedError) outcome.Outcome {
-	what := "a protected cluster"
-	if len(e.Resources) > 0 {
-		what = strings.Join(e.Resources, ", ")
-	}
-	return outcome.Outcome{Status: outcome.Drifted, Reason: "up would replace or delete " + what + ", which is protected " +
-		"(deletionProtection): the cloud or the stack's state no longer matches what this manifest deployed; " +
-		"find out why (clusterplane preview shows the engine's plan) before deploying deletionProtection: false, " +
-		"which would let up replace it"}
 }
 
 // DestroyOptions steer Destroy.

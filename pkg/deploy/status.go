@@ -236,7 +236,7 @@ func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stack
 	if err != nil {
 		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,
 		// and no up puts it back: drift reports it as drift, and so does status.
-		if o := upgradedPast(err); o.Status == outcome.Drifted {
+		if o, ok := fielddrift.PreviewFailed(err); ok && o.Status == outcome.Drifted {
 			message := o.Reason
 			if len(o.Drift) > 0 {
 				message += " (" + describeFields(o.Drift) + ")"

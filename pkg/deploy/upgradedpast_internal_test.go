@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
@@ -26,7 +27,10 @@ func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := upgradedPast(tt.err)
+			o, ok := fielddrift.PreviewFailed(tt.err)
+			if !ok {
+				o = failed(tt.err)
+			}
 			if o.Status != tt.status || tt.field != "" && (len(o.Drift) != 1 || o.Drift[0].Field != tt.field) {
 				t.Errorf("%s %v, want %s naming %q", o.Status, o.Drift, tt.status, tt.field)
 			}

@@ -92,3 +92,31 @@ func PendingSaid(t deploytarget.Target, outputs map[string]stackstate.Output, pe
 	}
 	return reason
 }
+
+// ManifestPending are the manifest's changes since the stack's last up, as pending fields: what
+// drift says when its preview of the cloud failed, for the manifest's edits are known without it.
+func ManifestPending(t deploytarget.Target, outputs map[string]stackstate.Output) []outcome.FieldDrift {
+	var out []outcome.FieldDrift
+	for _, c := range sinceDeployed(t, outputs) {
+		out = append(out, withoutOwnTags(t, outcome.FieldDrift{Field: c.Path, Live: c.Old, Manifest: c.New, Recorded: c.Old}, false))
+	}
+	return out
+}
+
+// UpgradedPast adds to what drift found the version the cloud upgraded the cluster past (past:
+// the version the cluster runs against the one the last up applied). It is drift unless the
+// manifest now says the version the cluster runs, and pending as the manifest's change where the
+// manifest changed it.
+func UpgradedPast(t deploytarget.Target, outputs map[string]stackstate.Output, past outcome.FieldDrift, drifted, pending []outcome.FieldDrift) (_, _ []outcome.FieldDrift) {
+	recorded := past.Manifest
+	for i, p := range pending {
+		if p.Field == past.Field {
+			pending[i].Live = past.Live
+			if SameValue(p.Manifest, past.Live) {
+				return drifted, slices.Delete(pending, i, i+1)
+			}
+			past.Manifest, past.Recorded = p.Manifest, recorded
+		}
+	}
+	return append([]outcome.FieldDrift{past}, drifted...), pending
+}
