@@ -67,24 +67,16 @@ func withoutOwnTags(t deploytarget.Target, f outcome.FieldDrift, all bool) outco
 	return f
 }
 
-// tagList reads a tags value as the providers hold it: a list of strings (DigitalOcean), or one
-// string of tags separated by spaces (Civo's cluster).
+// tagList reads a tags value, a list once asList has read it, as strings.
 func tagList(v any) []string {
-	switch v := v.(type) {
-	case string:
-		return strings.Fields(v)
-	case []any:
-		out := make([]string, 0, len(v))
-		for _, e := range v {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
 		}
-		return out
-	case []string:
-		return v
 	}
-	return nil
+	return out
 }
 
 // asList is a tags value held as one string of tags separated by spaces (Civo's cluster) as the
@@ -101,22 +93,18 @@ func asList(v any) any {
 	return out
 }
 
-// dropTags is v without the tags given, in v's own form; an emptied list is an empty list.
+// dropTags is v, a list once asList has read it, without the tags given; an emptied list is an
+// empty list, any other value is v.
 func dropTags(v any, drop []string) any {
-	switch v := v.(type) {
-	case string:
-		kept := slices.DeleteFunc(strings.Fields(v), func(s string) bool { return slices.Contains(drop, s) })
-		return strings.Join(kept, " ")
-	case []any:
-		kept := make([]any, 0, len(v))
-		for _, e := range v {
-			if s, ok := e.(string); !ok || !slices.Contains(drop, s) {
-				kept = append(kept, e)
-			}
-		}
-		return kept
-	case []string:
-		return slices.DeleteFunc(slices.Clone(v), func(s string) bool { return slices.Contains(drop, s) })
+	list, ok := v.([]any)
+	if !ok {
+		return v
 	}
-	return v
+	kept := make([]any, 0, len(list))
+	for _, e := range list {
+		if s, ok := e.(string); !ok || !slices.Contains(drop, s) {
+			kept = append(kept, e)
+		}
+	}
+	return kept
 }
