@@ -120,24 +120,6 @@ func (d *Deployer) openOrCreate(ctx context.Context, t deploytarget.Target) (s s
 	return s, created, err
 }
 
-// driftPreview previews the stack as its last up deployed it (asDeployed, set already). When
-// the cloud upgraded the cluster past the version that up applied, which the module refuses to
-// deploy, that is drift of the version (past), and the preview is made again with the version the
-// cluster runs, to find the rest of the cloud's changes.
-func (d *Deployer) driftPreview(ctx context.Context, t deploytarget.Target, s stackstate.Stack, asDeployed *deploytarget.Target,
-	outputs map[string]stackstate.Output) (res stackstate.Result, past []outcome.FieldDrift, err error) {
-	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: true})
-		return err
-	}, nil)
-	if field, recorded, live, ok := fielddrift.UpgradedPastOf(err); ok {
-		past = []outcome.FieldDrift{{Field: field, Live: live, Manifest: recorded}}
-		asDeployed.Input = fielddrift.WithValues(deploytarget.AsDeployed(t, outputs).Input, past)
-		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: true})
-	}
-	return res, past, err
-}
-
 // openAsDeployed opens t's stack with a program deploying what the returned pointer holds: t
 // until the caller puts t as its last up deployed it there (deploytarget.AsDeployed).
 func (d *Deployer) openAsDeployed(ctx context.Context, t deploytarget.Target) (stackstate.Stack, *deploytarget.Target, error) {
@@ -765,32 +747,22 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		return outcome.NotRun(fielddrift.NotDeployed)
 	}
 	outputs := st.Outputs()
-	// The preview deploys the manifest the last up deployed: every change it finds is the cloud's.
-	*asDeployed = deploytarget.AsDeployed(t, outputs)
-	res, past, err := d.driftPreview(ctx, t, s, asDeployed, outputs)
-	if err == nil {
-		err = reading{d}.previewReads(ctx, t, s, "drift", res)
-	}
+	since := fielddrift.SinceOf(t, outputs)
+	f, err := d.findDrift(ctx, t, s, asDeployed, outputs, since, "drift", d.progress(t))
 	if err != nil {
 		o, ok := fielddrift.PreviewFailed(err)
 		if !ok {
 			return failed(err)
 		}
-		o.Pending = fielddrift.ManifestPending(t, outputs)
+		o.Pending = fielddrift.ManifestPending(t, since)
 		return o
 	}
-	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "no drift"}
-	reason, drifted, pending := fielddrift.Found(t, outputs, res, d.leftByAdoption(ctx, t, s))
-	if len(past) > 0 {
-		if drifted, pending = fielddrift.UpgradedPast(t, outputs, past[0], drifted, pending); len(drifted) > 0 && drifted[0].Field == past[0].Field {
-			reason = strings.TrimSuffix("the cloud upgraded the cluster past the version the last up applied ("+fielddrift.DescribeDrift(drifted[0])+"); "+reason, "; ")
-		}
+	o := outcome.Outcome{Status: outcome.Done, Result: &f.res, Reason: "no drift"}
+	if f.reason != "" {
+		o.Status, o.Reason, o.Drift = outcome.Drifted, f.reason, f.drifted
 	}
-	if reason != "" {
-		o.Status, o.Reason, o.Drift = outcome.Drifted, reason, drifted
-	}
-	if o.Pending = pending; len(pending) > 0 {
-		o.Reason += "; " + fielddrift.PendingSaid(t, outputs, pending)
+	if o.Pending = f.pending; len(f.pending) > 0 {
+		o.Reason += "; " + fielddrift.PendingSaid(t, since, f.pending)
 	}
 	// A pool a rotation left behind is no field of the manifest: the engine never sees it.
 	orphans, err := d.orphans(ctx, t, st)

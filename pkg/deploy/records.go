@@ -48,34 +48,33 @@ var ErrRecordsUnread = errors.New("the backend's records cannot be read directly
 
 // records reads the target's state and last update: from the backend's storage where it can be
 // read so (RecordReader), unless open asks for the stack itself; else through the opened stack,
-// which is returned too for the caller to use and close (nil when none was opened).
-func (d *Deployer) records(ctx context.Context, t deploytarget.Target, open bool) (stackstate.State, *stackstate.Update, stackstate.Stack, error) {
+// which is returned too for the caller to use and close (nil when none was opened), with the
+// target its program deploys (openAsDeployed), for status --drift to preview as drift does.
+func (d *Deployer) records(ctx context.Context, t deploytarget.Target, open bool) (stackstate.State, *stackstate.Update, stackstate.Stack, *deploytarget.Target, error) {
 	if rr, ok := d.Backend.(RecordReader); ok && !open {
 		rec, err := rr.Records(ctx, t.Project, t.Stack)
 		switch {
 		case err == nil:
 			st, err := rec.StackState()
-			return st, rec.Last, nil, err
+			return st, rec.Last, nil, nil, err
 		case !errors.Is(err, ErrRecordsUnread):
-			return stackstate.State{}, nil, nil, err
+			return stackstate.State{}, nil, nil, nil, err
 		}
 		d.sayOnce("status reads this backend's records through the Pulumi CLI, one stack at a time: " + err.Error())
 	}
 	s, asDeployed, err := d.openAsDeployed(ctx, t)
 	if err != nil {
-		return stackstate.State{}, nil, nil, err
+		return stackstate.State{}, nil, nil, nil, err
 	}
 	last, err := s.LastUpdate(ctx)
 	if err != nil {
 		_ = s.Close()
-		return stackstate.State{}, nil, nil, errors.Wrap(err, "read the stack's history")
+		return stackstate.State{}, nil, nil, nil, errors.Wrap(err, "read the stack's history")
 	}
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		_ = s.Close()
-		return stackstate.State{}, nil, nil, err
+		return stackstate.State{}, nil, nil, nil, err
 	}
-	// status --drift previews the stack as its last up deployed it, as drift does.
-	*asDeployed = deploytarget.AsDeployed(t, st.Outputs())
-	return st, last, s, nil
+	return st, last, s, asDeployed, nil
 }

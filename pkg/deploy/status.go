@@ -43,7 +43,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	// Without the cloud to compare, the records are read from the backend's storage where it can
 	// be: a fleet's status then starts no engine per stack. So does status --drift for a stack
 	// the fleet scan vouches for: the scan read its records so and found the cloud as they say.
-	st, last, s, err := d.records(ctx, t, opts.Drift && !d.unchanged(t))
+	st, last, s, asDeployed, err := d.records(ctx, t, opts.Drift && !d.unchanged(t))
 	if errors.Is(err, stackstate.ErrNotDeployed) {
 		report.Conditions = []outcome.Condition{
 			{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack does not exist yet: run up"},
@@ -82,8 +82,9 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 		// (regions were an enum before issue 33, and the generation hashes the binary form).
 		ready = outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: lastSucceeded(last)}
 	}
+	since := fielddrift.SinceOf(t, outputs)
 	if ready.Reason == "ManifestChanged" {
-		if changed := changedFields(t, outputs); changed != "" {
+		if changed := since.Paths(); changed != "" {
 			ready.Message = "the manifest changed since the last up (" + changed + "); run up"
 		}
 	}
@@ -108,7 +109,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 		o.Unmanaged = answer.live
 	}
 	ready = rotationrun.RotationUnderWay(outputs, ready)
-	ready, drifted, err := d.driftInStatus(ctx, t, s, st, answer, opts.Drift, &o, ready)
+	ready, drifted, err := d.driftInStatus(ctx, t, stackOpened{s, asDeployed, since}, st, answer, opts.Drift, &o, ready)
 	if err != nil {
 		return failed(err)
 	}
@@ -121,8 +122,9 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 // compares the cloud as drift does: a stack the fleet scan vouches for (its manifest, build and
 // cloud as its last up left them) is in sync without an engine, the others are previewed. Plain
 // status does not compare.
-func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, answer *lookup, drift bool, o *outcome.Outcome,
+func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, opened stackOpened, st stackstate.State, answer *lookup, drift bool, o *outcome.Outcome,
 	ready outcome.Condition) (outcome.Condition, outcome.Condition, error) {
+	s := opened.Stack
 	switch {
 	case len(st.PendingCreates()) > 0:
 		if s == nil {
@@ -158,7 +160,7 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, s s
 		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "RotationUnderWay",
 			Message: "a rotation of pool " + rec.Pool + " stopped midway: see Ready; drift is compared once up finishes it"}, nil
 	}
-	drifted, read := d.driftedOf(ctx, t, s, st.Outputs())
+	drifted, read := d.driftedOf(ctx, t, opened, st.Outputs())
 	if drifted.Status != "Unknown" {
 		o.Report.Cloud = fielddrift.Read(o.Report.Recorded, read)
 	}
@@ -192,20 +194,6 @@ func readyOf(last *stackstate.Update, report *outcome.StackStatus) outcome.Condi
 	return outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: lastSucceeded(last)}
 }
 
-// changedFields says which fields of the manifest changed since the last up, when the stack
-// recorded it: "" when none did (or when it cannot tell).
-func changedFields(t deploytarget.Target, outputs map[string]stackstate.Output) string {
-	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, outputs)
-	if err != nil || result == nil {
-		return ""
-	}
-	var paths []string
-	for _, c := range result.Changes {
-		paths = append(paths, c.Path)
-	}
-	return strings.Join(paths, ", ")
-}
-
 // SameAsDeployed tells whether the manifest the stack recorded at its last up is t's, field for
 // field; false when the stack recorded none.
 func SameAsDeployed(t deploytarget.Target, outputs map[string]stackstate.Output) bool {
@@ -227,52 +215,29 @@ func missingReferences(t deploytarget.Target, exists func(string) (bool, error))
 	return strings.Join(missing, ", ")
 }
 
-// driftedOf previews the stack against the cloud, in memory, as Drift does.
-func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack, outputs map[string]stackstate.Output) (outcome.Condition, []outcome.FieldDrift) {
-	res, err := s.Preview(ctx, stackstate.Options{Refresh: true})
-	if err == nil {
-		err = reading{d}.previewReads(ctx, t, s, "status --drift", res)
-	}
-	if err != nil {
-		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,
-		// and no up puts it back: drift reports it as drift, and so does status.
-		if o, ok := fielddrift.PreviewFailed(err); ok && o.Status == outcome.Drifted {
-			message := o.Reason
-			if len(o.Drift) > 0 {
-				message += " (" + describeFields(o.Drift) + ")"
-			}
-			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}, o.Drift
-		}
-		first, _, _ := strings.Cut(err.Error(), "\n")
-		return outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}, nil
-	}
-	reason, fields, pending := fielddrift.Found(t, outputs, res, d.leftByAdoption(ctx, t, s))
-	if reason != "" {
-		message := reason
-		if len(fields) > 0 {
-			message += " (" + describeFields(fields) + ")"
-		}
-		// ChangesPending reads as what an up clears: a drift no up can put back is named apart.
-		if _, all := fielddrift.Unclearable(fields); all {
-			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}, fields
-		}
-		return outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: message}, fields
-	}
-	if len(pending) > 0 {
-		// The manifest's own change is no drift: Ready's ManifestChanged says the stack is behind.
-		return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync",
-			Message: "the cloud matches what the stack's last update applied; " + fielddrift.PendingSaid(t, outputs, pending)}, nil
-	}
-	return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}, nil
+// stackOpened is the stack status opened to read the cloud (nil when it read the backend's
+// storage), the target its program deploys (openAsDeployed) and the manifest's change since
+// the last up.
+type stackOpened struct {
+	stackstate.Stack
+	asDeployed *deploytarget.Target
+	since      fielddrift.Since
 }
 
-// describeFields says each drifted field and both values, as drift's report lists them.
-func describeFields(fields []outcome.FieldDrift) string {
-	parts := make([]string, 0, len(fields))
-	for _, f := range fields {
-		parts = append(parts, fielddrift.DescribeDrift(f))
+// driftedOf previews the stack against the cloud, in memory, as Drift does (findDrift).
+func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stackOpened, outputs map[string]stackstate.Output) (outcome.Condition, []outcome.FieldDrift) {
+	f, err := d.findDrift(ctx, t, s.Stack, s.asDeployed, outputs, s.since, "status --drift", nil)
+	if err != nil {
+		return fielddrift.FailedCondition(err)
 	}
-	return strings.Join(parts, "; ")
+	said := ""
+	if len(f.pending) > 0 {
+		said = fielddrift.PendingSaid(t, s.since, f.pending)
+	}
+	if f.reason == "" {
+		return fielddrift.Condition("", nil, said), nil
+	}
+	return fielddrift.Condition(f.reason, f.drifted, said), f.drifted
 }
 
 func title(s string) string {

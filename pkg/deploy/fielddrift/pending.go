@@ -2,6 +2,7 @@ package fielddrift
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
@@ -11,17 +12,53 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
+// Since is the manifest's change since the stack's last up: the diff of the manifest the stack
+// recorded with the file's, worked out once for all that drift and status say of it. Diff is
+// nil when the stack recorded no manifest (or it cannot be read).
+type Since struct{ Diff *diff.Result }
+
+// SinceOf is the change from the manifest the stack whose outputs are given recorded to t's.
+func SinceOf(t deploytarget.Target, outputs map[string]stackstate.Output) Since {
+	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, outputs)
+	if err != nil {
+		return Since{}
+	}
+	return Since{Diff: result}
+}
+
+// Paths names the fields the manifest changed, "spec.tags, spec.nodeCount": "" when none did
+// or the stack recorded no manifest.
+func (s Since) Paths() string {
+	if s.Diff == nil {
+		return ""
+	}
+	paths := make([]string, 0, len(s.Diff.Changes))
+	for _, c := range s.Diff.Changes {
+		paths = append(paths, c.Path)
+	}
+	return strings.Join(paths, ", ")
+}
+
+// Sent are the changes the next up sends: a change the modules leave to the cloud or to nobody
+// (effects.Ignored: annotations, a rollout block, a node count under autoscaling) changes
+// nothing there and is no pending change.
+func (s Since) Sent() []diff.Change {
+	if s.Diff == nil {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(s.Diff.Changes), func(c diff.Change) bool { return c.Effect == effects.Ignored })
+}
+
 // Found is what drift and status --drift found, given res, a preview against the cloud of the
-// stack as its last up deployed it (deploytarget.AsDeployed, whose outputs are given): every
-// change that preview finds is the cloud's, so the manifest's own edits since that up (the diff of
-// the two manifests) are never drift, whatever they would do (update, rotate, replace). reason is
-// "" when the cloud changed nothing; drifted are the cloud's changes, pending the manifest's,
-// the next up's to apply, and what an adoption left for it (left, read lazily). A field the cloud
-// changed to the manifest's new value is neither: up has nothing to apply.
-func Found(t deploytarget.Target, outputs map[string]stackstate.Output, res stackstate.Result, left func() []string) (reason string, drifted, pending []outcome.FieldDrift) {
-	asDeployed := deploytarget.AsDeployed(t, outputs)
+// stack as its last up deployed it (asDeployed: deploytarget.AsDeployed): every change that
+// preview finds is the cloud's, so the manifest's own edits since that up (since) are never
+// drift, whatever they would do (update, rotate, replace). reason is "" when the cloud changed
+// nothing; drifted are the cloud's changes, pending the manifest's, the next up's to apply, and
+// what an adoption left for it (left, read lazily). A field the cloud changed to the manifest's
+// new value is neither: up has nothing to apply.
+func Found(t, asDeployed deploytarget.Target, since Since, res stackstate.Result, left func() []string) (reason string, drifted, pending []outcome.FieldDrift) {
 	reason, drifted, adopted := DriftOf(asDeployed, res, left)
-	changes := sinceDeployed(t, outputs)
+	changes := since.Sent()
 	changed := map[string]diff.Change{}
 	for _, c := range changes {
 		changed[c.Path] = c
@@ -65,40 +102,30 @@ func Found(t deploytarget.Target, outputs map[string]stackstate.Output, res stac
 	return reason, drifted, pending
 }
 
-// sinceDeployed are the manifest's changes since the stack's last up that the next up sends: a
-// change the modules leave to the cloud or to nobody (effects.Ignored: annotations, a rollout
-// block, a node count under autoscaling) changes nothing there and is no pending change.
-func sinceDeployed(t deploytarget.Target, outputs map[string]stackstate.Output) []diff.Change {
-	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, outputs)
-	if err != nil || result == nil {
-		return nil
-	}
-	return slices.DeleteFunc(slices.Clone(result.Changes), func(c diff.Change) bool { return c.Effect == effects.Ignored })
-}
-
-// PendingSaid says the pending fields, and the rotation up carries out for them where the
-// manifest asks for one (its rollout block), which the engine alone would replace.
-func PendingSaid(t deploytarget.Target, outputs map[string]stackstate.Output, pending []outcome.FieldDrift) string {
+// PendingSaid says the pending fields, and what up does with them where the engine alone would
+// replace: the rotation up carries out where the manifest asks for one (its rollout block), else
+// that up refuses the replacement unless the run allows it.
+func PendingSaid(t deploytarget.Target, since Since, pending []outcome.FieldDrift) string {
 	reason := DescribePending(pending)
-	rotations, err := rotationrun.Rotations(t.Effects, t.Input, outputs)
-	if err != nil {
+	if since.Diff == nil {
 		return reason
 	}
-	if carried, _ := rotationrun.CarriedOut(t, rotations); len(carried) > 0 {
+	if carried, _ := rotationrun.CarriedOut(t, since.Diff.Rotations); len(carried) > 0 {
 		return reason + " (up would rotate " + rotationrun.DescribeRotations(carried) + ", where the engine alone would replace it)"
 	}
-	if result, err := deploytarget.SinceDeployed(t.Effects, t.Input, outputs); err == nil && result != nil && result.Replaces {
+	if since.Diff.Replaces {
 		reason += " (it replaces what it changes: up refuses it unless the run allows the replacement, preview says what)"
 	}
 	return reason
 }
 
 // ManifestPending are the manifest's changes since the stack's last up, as pending fields: what
-// drift says when its preview of the cloud failed, for the manifest's edits are known without it.
-func ManifestPending(t deploytarget.Target, outputs map[string]stackstate.Output) []outcome.FieldDrift {
+// drift says when its preview of the cloud failed, for the manifest's edits are known without
+// it; what the cloud has is then not known.
+func ManifestPending(t deploytarget.Target, since Since) []outcome.FieldDrift {
 	var out []outcome.FieldDrift
-	for _, c := range sinceDeployed(t, outputs) {
-		out = append(out, withoutOwnTags(t, outcome.FieldDrift{Field: c.Path, Live: c.Old, Manifest: c.New, Recorded: c.Old}, false))
+	for _, c := range since.Sent() {
+		out = append(out, withoutOwnTags(t, outcome.FieldDrift{Field: c.Path, Manifest: c.New, Recorded: c.Old}, false))
 	}
 	return out
 }
@@ -107,7 +134,7 @@ func ManifestPending(t deploytarget.Target, outputs map[string]stackstate.Output
 // the version the cluster runs against the one the last up applied). It is drift unless the
 // manifest now says the version the cluster runs, and pending as the manifest's change where the
 // manifest changed it.
-func UpgradedPast(t deploytarget.Target, outputs map[string]stackstate.Output, past outcome.FieldDrift, drifted, pending []outcome.FieldDrift) (_, _ []outcome.FieldDrift) {
+func UpgradedPast(past outcome.FieldDrift, drifted, pending []outcome.FieldDrift) (_, _ []outcome.FieldDrift) {
 	recorded := past.Manifest
 	for i, p := range pending {
 		if p.Field == past.Field {
