@@ -279,9 +279,11 @@ func previewAndUpAfterAdopt(t *testing.T, e *env, fleet string) {
 // checks that drift shows exactly what the cloud has.
 func editByHandAndCheckDrift(t *testing.T, e *env, ctx context.Context, do *godo.Client, clusterID string, pool *godo.KubernetesNodePool, fleet string) {
 	t.Helper()
-	// A console-style tag edit and a node count set by hand: drift shows exactly what the cloud has.
-	tags := []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:legacy", "hand-edited"}
-	if _, _, err := do.Kubernetes.Update(ctx, clusterID, &godo.KubernetesClusterUpdateRequest{Name: "legacy", Tags: tags}); err != nil {
+	// A console-style tag edit and a node count set by hand: drift shows exactly what the cloud
+	// has, with the tags clusterplane writes itself (on both sides) left out of the user's.
+	tags := []string{"hand-edited"}
+	edited := append([]string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:legacy"}, tags...)
+	if _, _, err := do.Kubernetes.Update(ctx, clusterID, &godo.KubernetesClusterUpdateRequest{Name: "legacy", Tags: edited}); err != nil {
 		t.Fatalf("edit the tags through the API: %v", err)
 	}
 	three := 3

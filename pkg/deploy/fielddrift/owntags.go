@@ -14,18 +14,16 @@ import (
 )
 
 // ownTagsOut are the pending fields with clusterplane's own tags left out of every tags value
-// (withoutOwnTags, all of them): a field whose values then agree is dropped, since the next up
-// only adds the tags clusterplane writes itself (an adopted cluster made without them).
+// (withoutOwnTags, all of them), so that what the user's tags change is what is said. A field
+// whose values would then agree keeps them: the next up only adds the tags clusterplane writes
+// itself (an adopted cluster made without them), and that is the change pending.
 func ownTagsOut(t deploytarget.Target, pending []outcome.FieldDrift) []outcome.FieldDrift {
-	out := pending[:0]
-	for _, f := range pending {
-		f = withoutOwnTags(t, f, true)
-		if isTags(f.Field) && SameValue(Before(f), f.Manifest) {
-			continue
+	for i, f := range pending {
+		if out := withoutOwnTags(t, f, true); !isTags(f.Field) || !SameValue(Before(out), out.Manifest) {
+			pending[i] = out
 		}
-		out = append(out, f)
 	}
-	return out
+	return pending
 }
 
 // isTags tells a tags field of a manifest (spec.tags, spec.defaultNodePool.tags).

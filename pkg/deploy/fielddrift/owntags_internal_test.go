@@ -11,9 +11,10 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
-// The tags clusterplane derives from a manifest's metadata are never shown as the user's: not in
-// what the next up adds to an adopted cluster made without them, not in a drift where both sides
-// hold them, and a tags value held as one string is the list the manifest writes.
+// The tags clusterplane derives from a manifest's metadata are never shown as the user's: not
+// beside the user's tags the next up adds to an adopted cluster, not in a drift where both sides
+// hold them, and a tags value held as one string is the list the manifest writes. Where they are
+// all the next up adds, they are the change pending, as preview says it.
 func TestClusterplanesOwnTagsAreNeverShownAsTheUsers(t *testing.T) {
 	target := deploytarget.Target{Kind: kinds.Kind{Name: "DigitalOceanKubernetesCluster"},
 		Input: &v1.DigitalOceanKubernetesClusterStackInput{Target: &v1.DigitalOceanKubernetesCluster{
@@ -24,8 +25,9 @@ func TestClusterplanesOwnTagsAreNeverShownAsTheUsers(t *testing.T) {
 		pending []outcome.FieldDrift
 		want    []outcome.FieldDrift
 	}{
-		{"an adopted cluster that up only gives clusterplane's tags has nothing pending",
-			[]outcome.FieldDrift{{Field: "spec.tags", Live: []any{}, Manifest: own}}, []outcome.FieldDrift{}},
+		{"an adopted cluster that up only gives clusterplane's tags has those tags pending",
+			[]outcome.FieldDrift{{Field: "spec.tags", Live: []any{}, Manifest: own}},
+			[]outcome.FieldDrift{{Field: "spec.tags", Live: []any{}, Manifest: own}}},
 		{"an adopted cluster's own tag is pending without clusterplane's",
 			[]outcome.FieldDrift{{Field: "spec.tags", Live: []any{"team:a"}, Manifest: append([]any{"team:a", "billing-x"}, own...)}},
 			[]outcome.FieldDrift{{Field: "spec.tags", Live: []any{"team:a"}, Manifest: []any{"team:a", "billing-x"}}}},
