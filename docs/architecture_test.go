@@ -320,16 +320,7 @@ func (x archIndex) hasMember(dir, name, member string, depth int) bool {
 func archFileNames(t *testing.T) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (skippedForTests[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	err := walkOurFiles(func(_ string, d fs.DirEntry) error {
 		names[d.Name()] = true
 		return nil
 	})

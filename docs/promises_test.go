@@ -334,12 +334,10 @@ func heldPromises(file string, src []byte) (map[string][]holder, []problem) {
 // skippedForTests are the folders whose tests are not ours.
 var skippedForTests = map[string]bool{"vendor": true, "node_modules": true, ".engine": true, "sdk": true}
 
-// repoPromiseHolders reads every _test.go file under root.
-func repoPromiseHolders(t *testing.T) (map[string][]holder, []problem) {
-	t.Helper()
-	held := map[string][]holder{}
-	var problems []problem
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+// walkOurFiles calls fn with every file under root but those of folders not ours
+// (skippedForTests, hidden folders).
+func walkOurFiles(fn func(path string, d fs.DirEntry) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -349,6 +347,16 @@ func repoPromiseHolders(t *testing.T) (map[string][]holder, []problem) {
 			}
 			return nil
 		}
+		return fn(path, d)
+	})
+}
+
+// repoPromiseHolders reads every _test.go file under root.
+func repoPromiseHolders(t *testing.T) (map[string][]holder, []problem) {
+	t.Helper()
+	held := map[string][]holder{}
+	var problems []problem
+	err := walkOurFiles(func(path string, d fs.DirEntry) error {
 		if !strings.HasSuffix(d.Name(), "_test.go") {
 			return nil
 		}

@@ -78,6 +78,7 @@ func TestADestroyThatRefusesOneStackDeletesNothingAndNamesEveryRefusal(t *testin
 
 // A protected cluster that its pool still references is refused for both, each said: mending one
 // would only meet the other.
+// Promise: destroy-refused-deletes-nothing
 func TestADestroyNamesEveryRefusalOfAStack(t *testing.T) {
 	ctx := context.Background()
 	protected := strings.Replace(clusterText("prod", "prod"), "deletionProtection: false", "deletionProtection: true", 1)

@@ -20,6 +20,7 @@ import (
 // A pool rotation an up stopped midway is its own condition: status --drift says Drifted is
 // Unknown for it (Ready says where it stopped), never that the cloud drifted; and a destroy of the
 // stack is refused before anything is deleted, since it would leave the surge pool unrecorded.
+// Promise: destroy-refused-deletes-nothing
 func TestARotationStoppedMidwayIsNoDriftAndRefusesADestroy(t *testing.T) {
 	ctx := context.Background()
 	dir := writeFiles(t, map[string]string{"cluster.yaml": clusterText("prod", "prod")})
