@@ -21,6 +21,11 @@ func Private(path string, data []byte) error { return write(path, data, 0o600) }
 func write(path string, data []byte, mode os.FileMode) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
+		// The temporary file's name is ours, not the caller's: say the path asked for (a folder
+		// that does not exist, one not writable).
+		if pe, ok := err.(*os.PathError); ok {
+			return &os.PathError{Op: "write", Path: path, Err: pe.Err}
+		}
 		return err
 	}
 	defer func() {

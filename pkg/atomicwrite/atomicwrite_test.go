@@ -3,6 +3,7 @@ package atomicwrite_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
@@ -107,5 +108,17 @@ func TestANewPrivateFileIsNeverWrittenOverWhatIsAlreadyThere(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "target")); !os.IsNotExist(err) {
 		t.Errorf("the link was followed: %v", err)
+	}
+}
+
+// A file asked for in a folder that does not exist is an error naming that path, never the
+// temporary file written first.
+func TestAFileInAFolderThatDoesNotExistIsAnErrorNamingThePathAskedFor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "kubeconfig")
+	for name, write := range map[string]func(string, []byte) error{"File": atomicwrite.File, "Private": atomicwrite.Private} {
+		err := write(path, []byte("data"))
+		if err == nil || err.Error() != "write "+path+": no such file or directory" || strings.Contains(err.Error(), ".tmp") {
+			t.Errorf("%s into a missing folder: %v, want the path asked for and why", name, err)
+		}
 	}
 }

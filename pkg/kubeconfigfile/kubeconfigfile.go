@@ -84,7 +84,7 @@ func Write(path string, kubeconfig []byte) error {
 	if err := check(kubeconfig); err != nil {
 		return err
 	}
-	return errors.Wrapf(atomicwrite.Private(path, kubeconfig), "write the kubeconfig to %s", path)
+	return errors.Wrap(atomicwrite.Private(path, kubeconfig), "write the kubeconfig")
 }
 
 // check refuses an empty kubeconfig: kubectl given one talks to localhost:8080 instead of failing.
