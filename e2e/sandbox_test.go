@@ -158,6 +158,10 @@ func checkAnyShellEntersTheBackgroundSandbox(t *testing.T, work string, env, man
 	if code != 0 || !strings.Contains(r.stdout, "export PULUMI_BACKEND_URL=") {
 		t.Fatalf("sandbox env = %d, want export lines: %s", code, r)
 	}
+	// The stop advice names a command that runs from any folder, clusterplane on PATH or not.
+	if _, stop, _ := strings.Cut(r.stderr, "stop it with: "); !strings.HasPrefix(stop, filepath.Join(binaries(t), "clusterplane")+" sandbox stop") {
+		t.Errorf("sandbox env advises stopping it with %q, want the path of the binary that ran", stop)
+	}
 	exports := r.stdout
 	// shell runs a shell script after the export lines, as a user's shell that sourced them.
 	shell := func(script string, args ...string) (result, int) {

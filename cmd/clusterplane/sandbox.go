@@ -225,6 +225,6 @@ func sandboxStart(o *sandboxOptions) error {
 	for _, line := range sandbox.ShellLines(dir, engine, server) {
 		fmt.Fprintln(o.f.Stdout, line)
 	}
-	fmt.Fprintf(o.f.Stderr, "the sandbox runs in the background (process %d) in %s; stop it with: clusterplane sandbox stop\n", server.PID, dir)
+	fmt.Fprintf(o.f.Stderr, "the sandbox runs in the background (process %d) in %s; stop it with: %s sandbox stop\n", server.PID, dir, exe)
 	return nil
 }
