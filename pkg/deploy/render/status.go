@@ -367,12 +367,15 @@ func StatusTable(w io.Writer, rows []StatusRow, wide, withCounts bool, now time.
 	fmt.Fprintln(w)
 }
 
-// driftCounts count the rows status compared with the cloud (drifted or not) and those it did
-// not compare because it was not asked to (no --drift).
-type driftCounts struct{ drifted, compared, unchecked int }
+// driftCounts count the rows status compared with the cloud (drifted or not), those it did not
+// compare because it was not asked to (no --drift), and those it could not compare (a preview
+// that failed, a rotation stopped midway, nothing deployed: Drifted=Unknown).
+type driftCounts struct{ drifted, compared, unchecked, unknown int }
 
 func (c *driftCounts) add(r StatusRow) {
 	switch {
+	case r.Failed != "":
+		// Counted as not read.
 	case r.DriftedReason == "NotChecked":
 		c.unchecked++
 	case r.Drifted == "True":
@@ -380,19 +383,29 @@ func (c *driftCounts) add(r StatusRow) {
 		c.compared++
 	case r.Drifted == "False":
 		c.compared++
+	case r.Drifted == "Unknown":
+		c.unknown++
 	}
 }
 
 // String is the summary's word on drift: a count only of what was compared. "0 drifted" after a
-// status that read only the backend would say the fleet is in sync when nothing looked.
+// status that read only the backend, or whose every preview failed, would say the fleet is in
+// sync when nothing looked.
 func (c driftCounts) String() string {
-	switch {
-	case c.unchecked == 0:
-		return fmt.Sprintf("%d drifted", c.drifted)
-	case c.compared == 0:
-		return "drift not checked (status --drift)"
+	var parts []string
+	if c.compared > 0 || c.unchecked+c.unknown == 0 {
+		parts = append(parts, fmt.Sprintf("%d drifted", c.drifted))
 	}
-	return fmt.Sprintf("%d drifted, drift not checked for %d (status --drift)", c.drifted, c.unchecked)
+	if c.unknown > 0 {
+		parts = append(parts, fmt.Sprintf("drift unknown for %d (see DRIFTED)", c.unknown))
+	}
+	switch {
+	case c.unchecked > 0 && len(parts) == 0:
+		parts = append(parts, "drift not checked (status --drift)")
+	case c.unchecked > 0:
+		parts = append(parts, fmt.Sprintf("drift not checked for %d (status --drift)", c.unchecked))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // beside is a cell of the cloud's figure with the record's (where status read the cloud) and the

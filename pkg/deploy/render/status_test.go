@@ -19,8 +19,17 @@ func unchecked(outcomes []outcome.Outcome, at ...int) []outcome.Outcome {
 	return outcomes
 }
 
+// uncompared makes the stacks at the given indexes ones whose preview of the cloud failed.
+func uncompared(outcomes []outcome.Outcome, at ...int) []outcome.Outcome {
+	for _, i := range at {
+		outcomes[i].Report.Conditions[1] = outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed",
+			Message: "the cloud could not be compared: 503 Service Unavailable"}
+	}
+	return outcomes
+}
+
 // The table's line of counts says only what status read: a drifted count after a status that
-// compared nothing would read as a fleet in sync.
+// compared nothing, or could not, would read as a fleet in sync.
 func TestTheStatusSummaryCountsDriftOnlyWhereStatusComparedTheCloud(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -33,6 +42,10 @@ func TestTheStatusSummaryCountsDriftOnlyWhereStatusComparedTheCloud(t *testing.T
 			statusFleet(t, 3, []int{1}, nil, nil), "3 stacks: 3 ready, 0 not ready, 1 drifted\n"},
 		{"stacks compared and stacks not compared say both",
 			unchecked(statusFleet(t, 3, []int{0}, nil, nil), 1, 2), "3 stacks: 3 ready, 0 not ready, 1 drifted, drift not checked for 2 (status --drift)\n"},
+		{"a status --drift whose every preview failed counts no drifted",
+			uncompared(statusFleet(t, 2, nil, nil, nil), 0, 1), "2 stacks: 2 ready, 0 not ready, drift unknown for 2 (see DRIFTED)\n"},
+		{"stacks compared and stacks whose preview failed say both",
+			uncompared(statusFleet(t, 3, []int{0}, nil, nil), 2), "3 stacks: 3 ready, 0 not ready, 1 drifted, drift unknown for 1 (see DRIFTED)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
