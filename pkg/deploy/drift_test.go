@@ -400,6 +400,7 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 // Promise: drift-pending-exits-zero-or-three-with-fail-on-pending
 // Promise: word-drifted
 // Promise: word-pending
+// Promise: drift-cloud-already-at-manifest-is-pending
 func TestDriftIsWhatTheCloudChangedAndAManifestEditIsPending(t *testing.T) {
 	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
 	tests := []struct {
@@ -418,8 +419,8 @@ func TestDriftIsWhatTheCloudChangedAndAManifestEditIsPending(t *testing.T) {
 			"spec.nodeCount: the cloud has 6, the manifest 2", "", "True/ChangesPending"},
 		{"a manifest edit and another value in the cloud are both", "3", "6", outcome.Drifted,
 			"spec.nodeCount: the cloud has 6, the last up applied 2", "pending: spec.nodeCount 2 → 3, not applied", "True/ChangesPending"},
-		{"the cloud already at the manifest's new value is neither: up has nothing to apply", "3", "3", outcome.Done, "",
-			"", "False/InSync"},
+		{"the cloud already at the manifest's new value is no drift, and pending for up to record", "3", "3", outcome.Done, "",
+			"pending: spec.nodeCount 2 → 3 (the cloud has it already), not applied", "False/InSync"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

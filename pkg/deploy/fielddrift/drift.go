@@ -147,9 +147,19 @@ func DescribeDrift(f outcome.FieldDrift) string {
 func DescribePending(fields []outcome.FieldDrift) string {
 	parts := make([]string, len(fields))
 	for i, f := range fields {
-		parts[i] = f.Field + " " + diff.Show(Before(f)) + " → " + diff.Show(f.Manifest)
+		parts[i] = f.Field + " " + diff.Show(Before(f)) + " → " + diff.Show(f.Manifest) + AlreadyInCloud(f)
 	}
 	return "pending: " + strings.Join(parts, ", ") + ", not applied"
+}
+
+// AlreadyInCloud is what a pending field adds to its values when the cloud has the manifest's new
+// value already, which the next up records without sending it: " (the cloud has it already)";
+// "" for any other.
+func AlreadyInCloud(f outcome.FieldDrift) string {
+	if f.Recorded != nil && f.Live != nil && SameValue(f.Live, f.Manifest) {
+		return " (the cloud has it already)"
+	}
+	return ""
 }
 
 // PendingReason says the pending fields of a preview against the cloud (res), and the rotation

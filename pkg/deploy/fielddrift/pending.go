@@ -55,7 +55,8 @@ func (s Since) Sent() []diff.Change {
 // drift, whatever they would do (update, rotate, replace). reason is "" when the cloud changed
 // nothing; drifted are the cloud's changes, pending the manifest's, the next up's to apply, and
 // what an adoption left for it (left, read lazily). A field the cloud changed to the manifest's
-// new value is neither: up has nothing to apply.
+// new value (an up whose write landed but whose answer was lost) is no drift, and pending: the
+// next up sends nothing for it, but records it.
 func Found(t, asDeployed deploytarget.Target, since Since, res stackstate.Result, left func() []string) (reason string, drifted, pending []outcome.FieldDrift) {
 	reason, drifted, adopted := DriftOf(asDeployed, res, left)
 	changes := since.Sent()
@@ -74,9 +75,10 @@ func Found(t, asDeployed deploytarget.Target, since Since, res stackstate.Result
 		c, ok := changeOf(d.Field, changed)
 		switch {
 		case ok && c.Path == d.Field && SameValue(d.Live, c.New):
-			// The cloud was changed to what the manifest now says: neither drift nor pending.
+			// The cloud was changed to what the manifest now says: no drift, and pending with
+			// the cloud's value beside it (DescribePending says the cloud has it already).
 			caughtUp = append(caughtUp, d)
-			delete(changed, c.Path)
+			cloud[c.Path] = d.Live
 		case ok:
 			d.Recorded, d.Manifest = d.Manifest, c.New
 			cloud[c.Path] = d.Live

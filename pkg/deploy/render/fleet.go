@@ -568,7 +568,7 @@ func driftDetail(w io.Writer, r runreport.Report) {
 			}
 		}
 		for _, f := range s.Pending {
-			fmt.Fprintf(w, "  pending %s: %s → %s, not applied\n", f.Field, show(fielddrift.Before(f)), show(f.Manifest))
+			fmt.Fprintf(w, "  pending %s: %s → %s%s, not applied\n", f.Field, show(fielddrift.Before(f)), show(f.Manifest), fielddrift.AlreadyInCloud(f))
 		}
 	}
 }
