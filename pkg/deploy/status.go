@@ -234,9 +234,7 @@ func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stack
 	if len(f.pending) > 0 {
 		said = fielddrift.PendingSaid(t, s.since, f.pending)
 	}
-	if f.reason == "" {
-		return fielddrift.Condition("", nil, said), nil
-	}
+	// Found lists drifted fields only with a reason: without one, both are empty.
 	return fielddrift.Condition(f.reason, f.drifted, said), f.drifted
 }
 
