@@ -30,6 +30,7 @@ func uncompared(outcomes []outcome.Outcome, at ...int) []outcome.Outcome {
 
 // The table's line of counts says only what status read: a drifted count after a status that
 // compared nothing, or could not, would read as a fleet in sync.
+// Promise: status-counts-drift-only-where-compared
 func TestTheStatusSummaryCountsDriftOnlyWhereStatusComparedTheCloud(t *testing.T) {
 	tests := []struct {
 		name     string
