@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -56,21 +57,37 @@ func kubeBinaries(t *testing.T) (etcd, apiserver string) {
 	return etcd, apiserver
 }
 
-// lowPort is a loopback TCP port nothing listens on, below the ephemeral range (32768 and up
-// on Linux), where the kernel would hand it to an outgoing connection meanwhile.
+// handedOut holds every port lowPort has returned in this test binary: a port is probed free
+// and then bound later by a process that is still starting, so without the record two tests
+// running side by side (or two components of one control plane) could be handed the same port
+// in that window and one of them would fail to bind.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// lowPort is a loopback TCP port nothing listens on and no other caller in this test binary was
+// given, below the ephemeral range (32768 and up on Linux), where the kernel would hand it to an
+// outgoing connection meanwhile.
 func lowPort(t *testing.T) int {
 	t.Helper()
+	handedOut.Lock()
+	defer handedOut.Unlock()
 	for i := 0; i < 100; i++ {
 		n, err := rand.Int(rand.Reader, big.NewInt(10000))
 		if err != nil {
 			t.Fatal(err)
 		}
 		port := 20000 + int(n.Int64())
+		if handedOut.ports[port] {
+			continue
+		}
 		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
 			continue
 		}
 		l.Close()
+		handedOut.ports[port] = true
 		return port
 	}
 	t.Fatal("no free loopback port between 20000 and 30000")
@@ -214,13 +231,7 @@ func newKube(t *testing.T) *kube {
 	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokens.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var ports []int
-	for len(ports) < 3 {
-		if p := lowPort(t); len(ports) == 0 || (p != ports[0] && p != ports[len(ports)-1]) {
-			ports = append(ports, p)
-		}
-	}
-	client, peer, secure := ports[0], ports[1], ports[2]
+	client, peer, secure := lowPort(t), lowPort(t), lowPort(t)
 	clientURL := fmt.Sprintf("http://127.0.0.1:%d", client)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peer)
 	startProcess(t, dir, "etcd", etcd,
@@ -404,4 +415,17 @@ func (k *kube) can(ns, name, verb, group, resource, namespace string) bool {
 	})
 	status, _ := review["status"].(map[string]any)
 	return status["allowed"] == true
+}
+
+// TestLowPortNeverHandsOutAPortTwice holds the record that keeps two components (or two tests)
+// from being told the same port: 300 draws from 10,000 would repeat one almost surely without it.
+func TestLowPortNeverHandsOutAPortTwice(t *testing.T) {
+	seen := map[int]bool{}
+	for i := 0; i < 300; i++ {
+		p := lowPort(t)
+		if seen[p] {
+			t.Fatalf("port %d handed out twice", p)
+		}
+		seen[p] = true
+	}
 }
