@@ -1,11 +1,13 @@
 package docs
 
-// docs/architecture.md is the map of the code: what it names in backticks must be there. The test
-// checks what it can resolve without doubt and skips the rest (a command's name, a YAML key, a
-// value): repository paths, Go names qualified by a package the page names, types' members, bare
-// exported Go names and bare file names.
+// docs/architecture.md is the map of the code: what it names in backticks must be there, and its
+// tables must stay short enough to read. checkArchitecture holds the names (repository paths, Go
+// names qualified by a package, types' members, bare exported Go names, bare file names; its doc
+// comment gives the rule) and leaves a span of no such form alone (a command, a YAML key, a
+// value); archLongCells holds each table cell to archMaxCell characters.
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -17,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const archPage = "docs/architecture.md"
@@ -46,6 +49,9 @@ var (
 	archRowPath     = regexp.MustCompile("^\\|\\s*`([^`]+/)`\\s*\\|")
 	archSectionPath = regexp.MustCompile("^###\\s+`([^`]+/)`\\s*$")
 	archBareDir     = regexp.MustCompile(`^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)*$`)
+	// archCall is a Go call, `pipeline.Up(deploy.UpOptions{...})`; archInExpr a package's name in it.
+	archCall   = regexp.MustCompile(`^[a-z][A-Za-z0-9_]*\.[A-Z][A-Za-z0-9_]*\(.*\)$`)
+	archInExpr = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.])([a-z][a-z0-9]*\.[A-Z][A-Za-z0-9_]*)`)
 )
 
 // An archSpan is one code span of the page.
@@ -316,43 +322,97 @@ func (x archIndex) hasMember(dir, name, member string, depth int) bool {
 	return false
 }
 
-// archFileNames are the base names of the repository's files, but those of folders not ours.
-func archFileNames(t *testing.T) map[string]bool {
+// An archRepo is what the checks read of the repository, once for every page they check: its
+// packages, each parsed when first asked for, its file names, and its folders of Go code.
+type archRepo struct {
+	index archIndex
+	files map[string]bool // the base names of the repository's files
+	dirs  []string        // every folder holding non-test Go code, listed on first use
+}
+
+// newArchRepo lists the repository's file names, but those of folders not ours.
+func newArchRepo(t *testing.T) *archRepo {
 	t.Helper()
-	names := map[string]bool{}
+	r := &archRepo{index: archIndex{}, files: map[string]bool{}}
 	err := walkOurFiles(func(_ string, d fs.DirEntry) error {
-		names[d.Name()] = true
+		r.files[d.Name()] = true
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return names
+	return r
+}
+
+// goDirs is every folder of the repository, but those not ours, that holds non-test Go code.
+func (r *archRepo) goDirs() []string {
+	if r.dirs != nil {
+		return r.dirs
+	}
+	seen := map[string]bool{}
+	walkOurFiles(func(path string, d fs.DirEntry) error {
+		n, dir := d.Name(), filepath.Dir(path)
+		if strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") && !seen[dir] {
+			seen[dir] = true
+			r.dirs = append(r.dirs, dir)
+		}
+		return nil
+	})
+	return r.dirs
+}
+
+// packagesNamed is every package of the repository whose folder's last element or package
+// clause is name. It parses every package once, so it is asked only for what the packages the
+// page names leave unresolved.
+func (r *archRepo) packagesNamed(name string) []string {
+	var dirs []string
+	for _, d := range r.goDirs() {
+		if p := r.index.load(d); p != nil && (filepath.Base(d) == name || p.name == name) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
 }
 
 // An archCheck is what checking the page learns as it goes: the packages the page names, the
-// scope of each Layout row and section, and what was checked or skipped, for the closing summary.
+// scope of each Layout row and section, what was checked, and the problems found.
 type archCheck struct {
-	t        *testing.T
-	spans    []archSpan
-	index    archIndex
-	packages map[string][]string // folders by their last element and by their package clause
-	allDirs  []string            // every folder of packages, sorted
-	scopes   map[int][]string    // a row's or a section's packages, by the row's or the heading's line
-	files    map[string]bool     // the repository's file names
-	counts   map[string]int      // how many spans of each kind were checked
-	skipped  []string            // names not resolved to a package the page names
+	page      string // the page's path, which each problem starts with
+	spans     []archSpan
+	repo      *archRepo
+	index     archIndex           // repo's
+	packages  map[string][]string // folders by their last element and by their package clause
+	allDirs   []string            // every folder of packages, sorted
+	scopes    map[int][]string    // a row's or a section's packages, by the row's or the heading's line
+	counts    map[string]int      // how many spans of each kind were checked
+	elsewhere []string            // names found in a package the page names no path of
+	problems  []string
 }
 
-func TestTheArchitecturePageNamesOnlyPackagesFilesAndFunctionsThatExist(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(archPage)))
-	if err != nil {
-		t.Fatal(err)
-	}
+// checkArchitecture checks a page's code spans against the repository and returns its problems,
+// each "page:line: what is wrong", and a summary of what it checked.
+//
+// The rule, span by span (fenced code is not read, nor a name the page marks as former):
+//   - a path whose first folder is one of the repository's (pkg/, cmd/, internal/, karpenter/,
+//     apis/, tools/, iac/, ...) exists as a file or a folder, <kind>-like placeholders standing
+//     for any folder;
+//   - pkg.Name and pkg.Type.Member are declared by a package the page names as pkg (by its
+//     folder's last element or its package clause) or, when it names none, by a package of that
+//     name anywhere in the repository; Type.Member is a field or method of such a type;
+//   - a bare exported Go name (an upper-case first letter and a lower-case one after it, so that
+//     PATH is not one) is declared in the packages of its Layout row or section, or outside them
+//     in any package the page names;
+//   - a bare file name (x.go, x.sh, x.json, x.yaml, x.proto) is the name of a file of the
+//     repository.
+//
+// "Declared" is what the package's non-test files declare at top level (func, type, const, var)
+// and its types' fields and methods, promoted ones included.
+func checkArchitecture(page, text string, repo *archRepo) (problems []string, summary string) {
 	c := &archCheck{
-		t:        t,
-		spans:    archSpans(string(src)),
-		index:    archIndex{},
+		page:     page,
+		spans:    archSpans(text),
+		repo:     repo,
+		index:    repo.index,
 		packages: map[string][]string{},
 		scopes:   map[int][]string{},
 		counts:   map[string]int{},
@@ -362,11 +422,83 @@ func TestTheArchitecturePageNamesOnlyPackagesFilesAndFunctionsThatExist(t *testi
 	c.addRowFolders()
 	c.collectAllDirs()
 	c.collectScopes()
-	c.files = archFileNames(t)
 	for _, s := range c.spans {
 		c.checkName(s)
 	}
-	c.summarize()
+	return c.problems, c.summarize()
+}
+
+// fail records a problem of span s.
+func (c *archCheck) fail(s archSpan, format string, args ...any) {
+	c.problems = append(c.problems, fmt.Sprintf("%s:%d: ", c.page, s.line)+fmt.Sprintf(format, args...))
+}
+
+func TestTheArchitecturePageNamesOnlyPackagesFilesAndFunctionsThatExist(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(archPage)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, summary := checkArchitecture(archPage, string(src), newArchRepo(t))
+	for _, p := range problems {
+		t.Error(p)
+	}
+	t.Log(summary)
+}
+
+// archMaxCell is the longest a table cell of the page may be, in characters: a longer entry is a
+// section (a heading and a paragraph or a list) below its table.
+const archMaxCell = 300
+
+// archLongCells returns a problem for each table cell of text longer than archMaxCell. A row is a
+// line outside fenced code that starts with "|"; its cells are what lies between its unescaped
+// pipes, trimmed; a cell's length is its characters (runes) as written, Markdown included.
+func archLongCells(page, text string) []string {
+	var problems []string
+	inFence := false
+	for i, line := range strings.Split(text, "\n") {
+		if fence.MatchString(line) {
+			inFence = !inFence
+			continue
+		}
+		row := strings.TrimSpace(line)
+		if inFence || !strings.HasPrefix(row, "|") {
+			continue
+		}
+		for _, cell := range archCells(row) {
+			if n := utf8.RuneCountInString(cell); n > archMaxCell {
+				problems = append(problems, fmt.Sprintf("%s:%d: a table cell of %d characters, over %d: make it a section below the table (%.50s...)",
+					page, i+1, n, archMaxCell, cell))
+			}
+		}
+	}
+	return problems
+}
+
+// archCells splits a table row into its cells, trimmed: at each pipe but one escaped as \|.
+func archCells(row string) []string {
+	row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
+	var cells []string
+	start := 0
+	for i := 0; i < len(row); i++ {
+		switch row[i] {
+		case '\\':
+			i++
+		case '|':
+			cells = append(cells, strings.TrimSpace(row[start:i]))
+			start = i + 1
+		}
+	}
+	return append(cells, strings.TrimSpace(row[start:]))
+}
+
+func TestNoTableCellOfTheArchitecturePageIsLongerThan300Characters(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(archPage)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range archLongCells(archPage, string(src)) {
+		t.Error(p)
+	}
 }
 
 // checkPaths checks that each path of the page exists. Those that hold Go code are the packages
@@ -379,7 +511,7 @@ func (c *archCheck) checkPaths() {
 		c.counts["paths"]++
 		matches := archExpand(s.text)
 		if len(matches) == 0 {
-			c.t.Errorf("%s:%d: `%s` names no file or folder of the repository", archPage, s.line, s.text)
+			c.fail(s, "`%s` names no file or folder of the repository", s.text)
 		}
 		for _, m := range matches {
 			c.addPackage(m)
@@ -480,6 +612,17 @@ func (c *archCheck) checkName(s archSpan) {
 		c.counts["former names, not checked"]++
 		return
 	}
+	// `*pipeline.PolicyDeniedError` names the type; `pipeline.Up(deploy.UpOptions{...})`, an
+	// expression, names each package's function or type in it.
+	s.text = strings.TrimPrefix(s.text, "*")
+	if archCall.MatchString(s.text) {
+		for _, m := range archInExpr.FindAllStringSubmatch(s.text, -1) {
+			inner := s
+			inner.text = m[1]
+			c.checkName(inner)
+		}
+		return
+	}
 	switch m, mm := archQualified.FindStringSubmatch(s.text), archMember.FindStringSubmatch(s.text); {
 	case m != nil:
 		c.checkQualified(s, m[1], m[2], m[3])
@@ -488,53 +631,60 @@ func (c *archCheck) checkName(s archSpan) {
 	case archExported.MatchString(s.text) && s.row != "":
 		c.counts["bare Go names in a Layout row or section"]++
 		if !c.declaredIn(c.scopes[s.scope], s.text) {
-			c.t.Errorf("%s:%d: `%s` is declared neither under %s nor in a package its row or section names", archPage, s.line, s.text, s.row)
+			c.fail(s, "`%s` is declared neither under %s nor in a package its row or section names", s.text, s.row)
 		}
 	case archExported.MatchString(s.text):
 		c.counts["bare Go names"]++
 		if !c.declaredIn(c.allDirs, s.text) {
-			c.t.Errorf("%s:%d: `%s` is declared in none of the packages the page names", archPage, s.line, s.text)
+			c.fail(s, "`%s` is declared in none of the packages the page names", s.text)
 		}
 	case archFile.MatchString(s.text):
 		c.counts["bare file names"]++
-		if !c.files[s.text] {
-			c.t.Errorf("%s:%d: `%s` is the name of no file of the repository", archPage, s.line, s.text)
+		if !c.repo.files[s.text] {
+			c.fail(s, "`%s` is the name of no file of the repository", s.text)
 		}
 	}
 }
 
-// checkQualified checks pkg.Name and pkg.Type.Member (member empty for the first). A pkg the page
-// names no folder of may be anything (a variable, a command's flag), so it is skipped, not failed.
+// checkQualified checks pkg.Name and pkg.Type.Member (member empty for the first) in the packages
+// the page names pkg or, when it names none, in the repository's packages of that name. A name of
+// a package outside the repository (`http.Client`) fails: the page maps this repository's code.
 func (c *archCheck) checkQualified(s archSpan, pkg, name, member string) {
+	c.counts["qualified names"]++
 	dirs := c.packages[pkg]
 	if len(dirs) == 0 {
-		c.skipped = append(c.skipped, s.text)
-		return
+		if dirs = c.repo.packagesNamed(pkg); len(dirs) == 0 {
+			c.fail(s, "`%s`: the repository has no package %s", s.text, pkg)
+			return
+		}
+		c.elsewhere = append(c.elsewhere, s.text)
 	}
-	c.counts["qualified names"]++
 	if !c.declares(dirs, name) {
-		c.t.Errorf("%s:%d: `%s`: %s declares no %s", archPage, s.line, s.text, rel(dirs), name)
+		c.fail(s, "`%s`: %s declares no %s", s.text, rel(dirs), name)
 		return
 	}
 	if member == "" {
 		return
 	}
 	if has, known := c.typeHas(dirs, name, member); known && !has {
-		c.t.Errorf("%s:%d: `%s`: %s.%s has no field or method %s", archPage, s.line, s.text, pkg, name, member)
+		c.fail(s, "`%s`: %s.%s has no field or method %s", s.text, pkg, name, member)
 	}
 }
 
-// checkMember checks Type.Member against the packages the page names. A type none of them
-// declares is skipped, not failed: it may be another library's.
+// checkMember checks Type.Member against the packages the page names or, when none of them
+// declares Type, against every package of the repository.
 func (c *archCheck) checkMember(s archSpan, typ, member string) {
+	c.counts["type members"]++
 	has, known := c.typeHas(c.allDirs, typ, member)
 	if !known {
-		c.skipped = append(c.skipped, s.text)
-		return
+		if has, known = c.typeHas(c.repo.goDirs(), typ, member); !known {
+			c.fail(s, "`%s`: the repository declares no type %s", s.text, typ)
+			return
+		}
+		c.elsewhere = append(c.elsewhere, s.text)
 	}
-	c.counts["type members"]++
 	if !has {
-		c.t.Errorf("%s:%d: `%s`: no type %s in the packages the page names has a field or method %s", archPage, s.line, s.text, typ, member)
+		c.fail(s, "`%s`: no type %s has a field or method %s", s.text, typ, member)
 	}
 }
 
@@ -579,18 +729,19 @@ func (c *archCheck) declaredIn(dirs []string, name string) bool {
 	return false
 }
 
-// summarize logs how much was checked and what was skipped, so that a reader sees the test did
-// not pass by checking nothing.
-func (c *archCheck) summarize() {
-	var summary []string
+// summarize says how much was checked and what was found outside the packages the page names,
+// so that a reader sees the test did not pass by checking nothing.
+func (c *archCheck) summarize() string {
+	var counts []string
 	for k, v := range c.counts {
-		summary = append(summary, k+": "+strconv.Itoa(v))
+		counts = append(counts, k+": "+strconv.Itoa(v))
 	}
-	sort.Strings(summary)
-	c.t.Logf("%d code spans; %d packages named; checked %s", len(c.spans), len(c.allDirs), strings.Join(summary, ", "))
-	if len(c.skipped) > 0 {
-		c.t.Logf("not resolved to a package the page names, so not checked: %s", strings.Join(c.skipped, " "))
+	sort.Strings(counts)
+	summary := fmt.Sprintf("%d code spans; %d packages named; checked %s", len(c.spans), len(c.allDirs), strings.Join(counts, ", "))
+	if len(c.elsewhere) > 0 {
+		summary += "; found in a package the page names no path of: " + strings.Join(c.elsewhere, " ")
 	}
+	return summary
 }
 
 func contains(list []string, s string) bool {
@@ -613,4 +764,48 @@ func rel(dirs []string) string {
 		out = append(out, filepath.ToSlash(r))
 	}
 	return strings.Join(out, " or ")
+}
+
+func TestTheArchitectureChecksFailOnANameTheCodeDoesNotHaveAndOnALongCell(t *testing.T) {
+	repo := newArchRepo(t)
+	tests := []struct {
+		name, page string
+		want       string // a part of the one problem expected; "" for none
+	}{
+		{"a package that does not exist", "See `pkg/cloud/nosuchpackage`.\n",
+			"`pkg/cloud/nosuchpackage` names no file or folder"},
+		{"a function in the wrong package", "`pkg/cloud/cloudapi` holds the rule, `cloudapi.Resolve`.\n",
+			"pkg/cloud/cloudapi declares no Resolve"},
+		{"a bare name outside its section's packages", "### `pkg/cloud/cloudapi/`\n\nThe rule is `Resolve`.\n",
+			"`Resolve` is declared neither under pkg/cloud/cloudapi/"},
+		{"a member its type does not have", "`pkg/cloud/cloudapi`: `cloudapi.Client.Resolve`.\n",
+			"cloudapi.Client has no field or method Resolve"},
+		{"a package the repository does not have", "`nosuchpkg.Thing` does it.\n",
+			"the repository has no package nosuchpkg"},
+		{"a type the repository does not have", "`NoSuchType.Field` holds it.\n",
+			"the repository declares no type NoSuchType"},
+		{"a file that does not exist", "It is in `nosuchfile.go`.\n",
+			"`nosuchfile.go` is the name of no file"},
+		{"a name in a call", "`pkg/deploy/pipeline` runs `pipeline.Up(deploy.NoSuchOptions{...})`.\n",
+			"declares no NoSuchOptions"},
+		{"a cell over 300 characters", "| a | b |\n|---|---|\n| x | " + strings.Repeat("y", 301) + " |\n",
+			"a table cell of 301 characters"},
+		{"a name found in a package the page names no path of", "`replace.Allowed` says which.\n", ""},
+		{"a former name", "It is `cloudfacts.Env.Resolve` (was `cloudapi.Resolve`).\n", ""},
+		{"an escaped pipe, which ends no cell", "| a | b |\n|---|---|\n| x | " + strings.Repeat("y\\|", 101) + " |\n",
+			"a table cell of 303 characters"},
+		{"cells of 300 characters at most", "| a | b |\n|---|---|\n| " + strings.Repeat("y", 300) + " | " + strings.Repeat("z", 300) + " |\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			problems, _ := checkArchitecture("page.md", tt.page, repo)
+			problems = append(problems, archLongCells("page.md", tt.page)...)
+			switch {
+			case tt.want == "" && len(problems) > 0:
+				t.Errorf("problems %q, want none", problems)
+			case tt.want != "" && (len(problems) != 1 || !strings.Contains(problems[0], tt.want)):
+				t.Errorf("problems %q, want one saying %q", problems, tt.want)
+			}
+		})
+	}
 }
