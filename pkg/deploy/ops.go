@@ -375,14 +375,14 @@ func (d *Deployer) leftByAdoption(ctx context.Context, t deploytarget.Target, s 
 	}
 }
 
-// lastUpdateOf is the stack's last update or destroy: from the backend's records where they can be
-// read so (RecordReader, a file read), else through the opened stack.
+// lastUpdateOf is the stack's last update or destroy: from the backend's history where it can be
+// read so (RecordReader, a file read, the state left unread), else through the opened stack.
 func (d *Deployer) lastUpdateOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (*stackstate.Update, error) {
 	if rr, ok := d.Backend.(RecordReader); ok {
-		rec, err := rr.Records(ctx, t.Project, t.Stack)
+		last, err := rr.LastUpdate(ctx, t.Project, t.Stack)
 		switch {
 		case err == nil:
-			return rec.Last, nil
+			return last, nil
 		case !errors.Is(err, ErrRecordsUnread) && !errors.Is(err, stackstate.ErrNotDeployed):
 			return nil, err
 		}

@@ -40,6 +40,10 @@ type RecordReader interface {
 	// Records reads stack <project>/<stack>'s records: ErrNotDeployed when the stack does not
 	// exist, ErrRecordsUnread (wrapped, with why) when this backend's storage cannot be read so.
 	Records(ctx context.Context, project, stack string) (Records, error)
+	// LastUpdate reads stack <project>/<stack>'s last update or destroy from its history alone,
+	// nil when it has none; the errors are Records'. What an adoption left is in that update's
+	// message, and the state, most of what Records reads on a large stack, has no part in it.
+	LastUpdate(ctx context.Context, project, stack string) (*stackstate.Update, error)
 }
 
 // ErrRecordsUnread: the backend's storage cannot be read directly (a backend kind or an encoding

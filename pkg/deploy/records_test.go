@@ -25,6 +25,10 @@ func (r *recordReading) Open(ctx context.Context, project, stack string, program
 	return r.Backend.Open(ctx, project, stack, program)
 }
 
+// A record reader to the compiler too: deploy asks a backend for the interface, and a double
+// that lost a method would silently be read through the CLI.
+var _ deploy.RecordReader = (*recordReading)(nil)
+
 func (r *recordReading) Records(ctx context.Context, project, stack string) (deploy.Records, error) {
 	if r.unread != nil {
 		return deploy.Records{}, r.unread
@@ -40,6 +44,11 @@ func (r *recordReading) Records(ctx context.Context, project, stack string) (dep
 	}
 	last, err := s.LastUpdate(ctx)
 	return deploy.Records{State: state, Last: last}, err
+}
+
+func (r *recordReading) LastUpdate(ctx context.Context, project, stack string) (*stackstate.Update, error) {
+	rec, err := r.Records(ctx, project, stack)
+	return rec.Last, err
 }
 
 func TestStatusReadsTheRecordsWithoutOpeningAStackAndSaysOnceWhenItCannot(t *testing.T) {

@@ -64,6 +64,10 @@ type blobs interface {
 	named(ctx context.Context, dir, prefix string) ([]string, error)
 }
 
+// The file and PostgreSQL backends' records are read directly: deploy asks the backend for this
+// interface, so the compiler keeps Backend one.
+var _ deploy.RecordReader = (*Backend)(nil)
+
 // Records reads the stack's state and last update from the backend's storage (deploy.RecordReader):
 // a local file backend's files, a PostgreSQL backend's rows. Other backends, and a layout or encoding this does not read, say
 // deploy.ErrRecordsUnread, and the CLI reads them instead.
@@ -80,6 +84,29 @@ func (b *Backend) Records(ctx context.Context, project, stack string) (deploy.Re
 		err = errors.Wrap(deploy.ErrRecordsUnread, b.redactor().Error(err).Error())
 	}
 	return rec, err
+}
+
+// LastUpdate reads the stack's last update or destroy from the backend's history alone
+// (deploy.RecordReader), leaving its state unread.
+func (b *Backend) LastUpdate(ctx context.Context, project, stack string) (*stackstate.Update, error) {
+	store, err := b.blobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := store.read(ctx, metaFile)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		if !projectScoped(meta) {
+			return nil, errors.Wrap(deploy.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
+		}
+		var last *stackstate.Update
+		last, _, err = lastUpdate(ctx, store, project, stack)
+		if err == nil || errors.Is(err, deploy.ErrRecordsUnread) {
+			return last, err
+		}
+	}
+	// As Records says it: the CLI's way reads what cannot be read here, and a database's error
+	// may quote the URL.
+	return nil, errors.Wrap(deploy.ErrRecordsUnread, b.redactor().Error(err).Error())
 }
 
 // blobs is the backend's store when clusterplane reads it directly: a local folder, or a

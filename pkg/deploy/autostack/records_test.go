@@ -136,6 +136,12 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			if url == "" {
 				url = "file://" + root
 			}
+			if tt.err == nil {
+				last, err := (&Backend{url: url}).LastUpdate(context.Background(), "p", "s")
+				if err != nil || !reflect.DeepEqual(last, tt.last) {
+					t.Errorf("LastUpdate: %+v, %v; want %+v as Records reads it", last, err, tt.last)
+				}
+			}
 			rec, err := (&Backend{url: url}).Records(context.Background(), "p", "s")
 			if !errors.Is(err, tt.err) || tt.err == nil && err != nil {
 				t.Fatalf("records: %v, want %v", err, tt.err)
@@ -148,6 +154,37 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			}
 			if rec.State.Version != 3 || !bytes.Contains(rec.State.Deployment, []byte(`"clusterplane_generation":"abc"`)) {
 				t.Errorf("state %d %s, want the checkpoint's latest deployment", rec.State.Version, rec.State.Deployment)
+			}
+		})
+	}
+}
+
+func TestTheLastUpdateIsReadFromTheHistoryLeavingTheStateUnread(t *testing.T) {
+	tests := []struct {
+		name  string
+		state string // the stack's checkpoint
+	}{
+		{"a state that reads", checkpoint},
+		{"a state cut short, which Records cannot read", checkpoint[:40]},
+		{"a state in no form at all", "not json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, text := range map[string]string{".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": tt.state,
+				".pulumi/history/p/s/s-1764064800000000000.history.json": updated} {
+				path := filepath.Join(root, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			last, err := (&Backend{url: "file://" + root}).LastUpdate(context.Background(), "p", "s")
+			want := &stackstate.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}
+			if err != nil || !reflect.DeepEqual(last, want) {
+				t.Errorf("LastUpdate: %+v, %v; want %+v", last, err, want)
 			}
 		})
 	}

@@ -31,8 +31,19 @@ import (
 // recordsOf is a RecordReader over one stack's records.
 type recordsOf deploy.Records
 
+// The doubles are record readers to the compiler too: the scan asks a backend for the
+// interface, and a double that lost a method would be read as a backend of no records.
+var (
+	_ deploy.RecordReader = recordsOf{}
+	_ deploy.RecordReader = stackNamed{}
+)
+
 func (r recordsOf) Records(context.Context, string, string) (deploy.Records, error) {
 	return deploy.Records(r), nil
+}
+
+func (r recordsOf) LastUpdate(context.Context, string, string) (*stackstate.Update, error) {
+	return r.Last, nil
 }
 
 // minimalCluster is the DigitalOcean cluster example's target, its name replaced.
@@ -249,6 +260,10 @@ type stackNamed struct{}
 func (stackNamed) Records(_ context.Context, _, stack string) (deploy.Records, error) {
 	time.Sleep(time.Duration(rand.IntN(1000)) * time.Microsecond)
 	return deploy.Records{Newest: stack}, nil
+}
+
+func (stackNamed) LastUpdate(context.Context, string, string) (*stackstate.Update, error) {
+	return nil, nil
 }
 
 func TestTheFleetScanTakesEachStacksRecordsInTheTargetsOrder(t *testing.T) {

@@ -41,6 +41,15 @@ func (f recordedFleet) Records(_ context.Context, project, stack string) (deploy
 	return r, nil
 }
 
+func (f recordedFleet) LastUpdate(ctx context.Context, project, stack string) (*stackstate.Update, error) {
+	r, err := f.Records(ctx, project, stack)
+	return r.Last, err
+}
+
+// The scan finds a record reader by asking the backend for the interface: a double that lost a
+// method would be read as a backend of no records, so the compiler checks it is one.
+var _ deploy.RecordReader = recordedFleet{}
+
 func (f recordedFleet) Exists(_ context.Context, project, stack string) (bool, error) {
 	_, ok := f.records[project+"/"+stack]
 	return ok, nil
