@@ -40,7 +40,7 @@ func (d *Deployer) findDrift(ctx context.Context, t deploytarget.Target, s stack
 		// No up takes the cluster back down a version: the manifest catches up, or nothing does.
 		past = []outcome.FieldDrift{{Field: field, Live: live, Manifest: recorded,
 			Stays: "the cloud cannot take a cluster down a version: set " + field + " to the version the cluster runs"}}
-		asDeployed.Input = fielddrift.WithValues(asDeployed.Input, past)
+		*asDeployed = asDeployed.WithInput(fielddrift.WithValues(asDeployed.Input, past))
 		err = d.retrying(ctx, t, preview, nil)
 	}
 	if err == nil {

@@ -315,7 +315,7 @@ func (d previewing) previewRetarget(ctx context.Context, t deploytarget.Target, 
 // without a yes (a replacement), and the pool rotations up carries out where the engine
 // replaces. stop is the outcome when the preview ends there.
 func (d previewing) previewJudged(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *outcome.Outcome) (stop *outcome.Outcome) {
-	refused, err := deploytarget.Refused(t.Effects, t.Input, stackstate.OutputsOf(res.Previous))
+	refused, err := t.Refused(stackstate.OutputsOf(res.Previous))
 	refused = fielddrift.NotReplacedByEngine(refused, res)
 	if refresh {
 		refused = fielddrift.HeldByCloud(refused, t, res)
@@ -530,7 +530,7 @@ func (d applying) retargetLooked(ctx context.Context, t deploytarget.Target, st 
 // for before the engine runs, which then finds the new pool. did says what the rotation did,
 // and now is the state it left ("" and st without one).
 func (d applying) refuseOrRotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *outcome.Outcome, did string, now stackstate.State) {
-	refused, err := deploytarget.Refused(t.Effects, t.Input, st.Outputs())
+	refused, err := t.Refused(st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, "", st

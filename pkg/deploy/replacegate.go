@@ -23,7 +23,7 @@ func (d applying) unaskedReplacement(ctx context.Context, t deploytarget.Target,
 	if opts.AllowReplace.Allows([]string{t.Name, t.Project}, t.MetadataName()) {
 		return nil
 	}
-	paths, err := rotationrun.ReplacedBesides(t.Effects, t.Input, st.Outputs())
+	paths, err := rotationrun.ReplacedBesides(t, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o

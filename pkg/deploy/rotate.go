@@ -32,7 +32,7 @@ type rotating struct{ *Deployer }
 // nothing to rotate or the rotation is done (or rolled back), and did then says which, for up's
 // report (the progress lines are not printed with --quiet); else stop is the outcome to return.
 func (d rotating) rotateFirst(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *outcome.Outcome, did string) {
-	rotations, err := rotationrun.Rotations(t.Effects, t.Input, st.Outputs())
+	rotations, err := rotationrun.Rotations(t, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, ""
@@ -95,7 +95,7 @@ func (d rotating) rotationAllowed(ctx context.Context, t deploytarget.Target, s 
 		// A rotation stands in for the replacement of its pool (or, through the default pool, of the
 		// cluster) only: another change that replaces would still be made by the engine after it,
 		// the rotation's work lost with what it replaces.
-		replaced, err := rotationrun.ReplacedBesides(t.Effects, t.Input, st.Outputs())
+		replaced, err := rotationrun.ReplacedBesides(t, st.Outputs())
 		if err != nil {
 			o := failed(err)
 			return &o
@@ -352,7 +352,7 @@ func (d rotating) protectedRotation(ctx context.Context, t deploytarget.Target, 
 		return outcome.Outcome{}, false
 	}
 	outputs := st.Outputs()
-	refused, err := deploytarget.Refused(t.Effects, t.Input, outputs)
+	refused, err := t.Refused(outputs)
 	if err != nil || len(refused) > 0 {
 		return outcome.Outcome{}, false
 	}
@@ -360,7 +360,7 @@ func (d rotating) protectedRotation(ctx context.Context, t deploytarget.Target, 
 	if err != nil || blocked != nil || len(carried) == 0 {
 		return outcome.Outcome{}, false
 	}
-	if replaced, err := rotationrun.ReplacedBesides(t.Effects, t.Input, outputs); err != nil || len(replaced) > 0 ||
+	if replaced, err := rotationrun.ReplacedBesides(t, outputs); err != nil || len(replaced) > 0 ||
 		!rotationrun.OnlyPoolReplaced(res, deploytarget.GuardedType(t.Effects)) {
 		return outcome.Outcome{}, false
 	}

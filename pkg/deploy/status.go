@@ -197,7 +197,7 @@ func readyOf(last *stackstate.Update, report *outcome.StackStatus) outcome.Condi
 // SameAsDeployed tells whether the manifest the stack recorded at its last up is t's, field for
 // field; false when the stack recorded none.
 func SameAsDeployed(t deploytarget.Target, outputs map[string]stackstate.Output) bool {
-	old, err := deploytarget.DeployedInput(t.Input, outputs)
+	old, err := t.DeployedInput(outputs)
 	return err == nil && old != nil && proto.Equal(apikinds.Target(old), apikinds.Target(t.Input))
 }
 

@@ -56,7 +56,7 @@ func quoted(v any) string {
 // when they agree or the stack recorded none; a *RetargetError to refuse with otherwise. A new
 // metadata.name passes only with t.Retarget; a new metadata.env never does.
 func Retargeted(t Target, outputs map[string]stackstate.Output) (renamed bool, err error) {
-	result, err := SinceDeployed(t.Effects, t.Input, outputs)
+	result, err := t.SinceDeployed(outputs)
 	if err != nil || result == nil {
 		return false, err
 	}

@@ -25,5 +25,5 @@ func LastDeployed(ctx context.Context, b stackstate.Backend, t Target) (proto.Me
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s: read the manifest the stack last deployed", t.Key())
 	}
-	return DeployedInput(t.Input, outputs)
+	return t.DeployedInput(outputs)
 }

@@ -33,6 +33,9 @@ type Target struct {
 	// metadata.name is meant (--retarget): what the stack deployed is then deleted and the
 	// manifest's resources created. Without it such a deployment is refused (RetargetError).
 	Retarget bool
+	// deployed is the stack's last deployed manifest and the change from it to Input, worked out
+	// once (see DeployedInput); NewTarget makes it, and copies of the target share it.
+	deployed *deployedRecord
 }
 
 // NewTarget is the target of a valid stack input of kind k read from file: its project is the
@@ -43,7 +46,7 @@ func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Tar
 		meta := protofield.At(apikinds.Target(input).ProtoReflect(), kindfield.TargetMetadata)
 		stack = reference.Stack(protofield.String(meta, sharedv1.CloudResourceMetadataFieldName), protofield.String(meta, sharedv1.CloudResourceMetadataFieldEnv))
 	}
-	return Target{Kind: k, File: file, Stack: stack, Input: input}
+	return Target{Kind: k, File: file, Stack: stack, Input: input, deployed: &deployedRecord{}}
 }
 
 // Key names the target's stack within its organization, <project>/<stack>, as references do.

@@ -17,7 +17,7 @@ func ChangedPaths(t deploytarget.Target, previous map[string]any) map[string]dif
 	if t.Input == nil {
 		return nil
 	}
-	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, stackstate.OutputsOf(previous))
+	result, err := t.SinceDeployed(stackstate.OutputsOf(previous))
 	if err != nil || result == nil || len(result.Changes) == 0 {
 		return nil
 	}

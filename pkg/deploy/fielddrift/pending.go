@@ -19,7 +19,7 @@ type Since struct{ Diff *diff.Result }
 
 // SinceOf is the change from the manifest the stack whose outputs are given recorded to t's.
 func SinceOf(t deploytarget.Target, outputs map[string]stackstate.Output) Since {
-	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, outputs)
+	result, err := t.SinceDeployed(outputs)
 	if err != nil {
 		return Since{}
 	}

@@ -27,7 +27,7 @@ func Recorded(t deploytarget.Target, st stackstate.State, outputs map[string]sta
 	if len(st.Resources()) == 0 || t.Input == nil {
 		return nil
 	}
-	base, err := deploytarget.DeployedInput(t.Input, outputs)
+	base, err := t.DeployedInput(outputs)
 	if err != nil || base == nil {
 		// A manifest the stack did not record (an up killed before its outputs, an old release's
 		// stack) or cannot be read: the state's figures still say what the cloud runs.

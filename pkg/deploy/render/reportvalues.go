@@ -7,7 +7,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
-	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -78,7 +77,7 @@ func recordOf(o outcome.Outcome) record {
 	if o.Result == nil || o.Target.Input == nil {
 		return record{}
 	}
-	res, err := deploytarget.SinceDeployed(o.Target.Effects, o.Target.Input, stackstate.OutputsOf(o.Result.Previous))
+	res, err := o.Target.SinceDeployed(stackstate.OutputsOf(o.Result.Previous))
 	if err != nil || res == nil {
 		return record{}
 	}

@@ -1,7 +1,7 @@
 package rotationrun
 
 import (
-	"google.golang.org/protobuf/proto"
+	"slices"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
@@ -14,12 +14,13 @@ import (
 // Rotations are the pool rotations the change from the manifest the stack last deployed to input
 // asks for, as diff plans them (the pools' rollout blocks allow them); none when the stack
 // recorded no manifest.
-func Rotations(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) ([]rotation.Rotation, error) {
-	result, err := deploytarget.SinceDeployed(table, input, outputs)
+func Rotations(t deploytarget.Target, outputs map[string]stackstate.Output) ([]rotation.Rotation, error) {
+	result, err := t.SinceDeployed(outputs)
 	if err != nil || result == nil {
 		return nil, err
 	}
-	return result.Rotations, nil
+	// Clipped: the diff is shared (deploytarget), and an append must not write into it.
+	return slices.Clip(result.Rotations), nil
 }
 
 // RotationError: the manifest asks for a pool rotation which up does not carry out; nothing
@@ -57,7 +58,7 @@ func rotationError(t deploytarget.Target, not []rotation.Rotation) *RotationErro
 // pool of a kind without Rotate, a cluster's inline pool other than its default); nil when it asks for none. carried are the rotations up
 // carries out (rotate.go).
 func RotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (blocked *outcome.Outcome, carried []rotation.Rotation, err error) {
-	rotations, err := Rotations(t.Effects, t.Input, outputs)
+	rotations, err := Rotations(t, outputs)
 	if err != nil || len(rotations) == 0 {
 		return nil, nil, err
 	}
@@ -82,8 +83,8 @@ func RotatedInstead(t deploytarget.Target, res stackstate.Result) []rotation.Rot
 
 // ReplacedBesides are the paths of the changes from the manifest the stack last deployed to
 // input that replace something, rotations aside (a change a rotation carries out is a rotate).
-func ReplacedBesides(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) ([]string, error) {
-	result, err := deploytarget.SinceDeployed(table, input, outputs)
+func ReplacedBesides(t deploytarget.Target, outputs map[string]stackstate.Output) ([]string, error) {
+	result, err := t.SinceDeployed(outputs)
 	if err != nil || result == nil {
 		return nil, err
 	}

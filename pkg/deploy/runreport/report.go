@@ -7,7 +7,6 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
-	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -178,7 +177,7 @@ func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cos
 		if !ok {
 			continue
 		}
-		old, _ := deploytarget.DeployedInput(o.Target.Input, stackstate.OutputsOf(o.Result.Previous))
+		old, _ := o.Target.DeployedInput(stackstate.OutputsOf(o.Result.Previous))
 		if cloudHad := append(slices.Clip(o.PutBack), o.Sets...); old != nil && len(cloudHad) > 0 {
 			// What the stack held before the up is what the cloud had, not what it recorded: the
 			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
