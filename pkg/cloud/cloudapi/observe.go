@@ -27,8 +27,9 @@ var (
 
 // Observe calls f after every request any Client of this process sends (each attempt of a
 // retried request counts), from the sending goroutine, with the request's context (which
-// carries the caller's span, when traces are on): f must be quick and safe for concurrent use. A process's metrics count its cloud requests here, the one transport every cloud call
-// of clusterplane's own goes through. The returned function stops the calls.
+// carries the caller's span, when traces are on): f must be quick and safe for concurrent use. A process's metrics count its cloud requests here: every
+// Client calls f, and the one client that sends its own requests (Civo's pools,
+// pkg/cloud/civo/pools) tells it through Notify. The returned function stops the calls.
 func Observe(f func(context.Context, Request)) (stop func()) {
 	key := &f
 	observersMu.Lock()

@@ -5,7 +5,7 @@
 // answer is declared here once.
 //
 // The requests go through pkg/cloud/cloudapi rather than godo, DigitalOcean's own client (which
-// pkg/change/rotation and pkg/change/cost use), because the callers need what godo does not give:
+// only tests build, through Godo), because the callers need what godo does not give:
 //   - each caller's own retry rule and a shared pacer (discover stays under 250 requests a
 //     minute, a preview's look-up gives up within seconds), where godo retries every 429 and 5xx
 //     its own way;

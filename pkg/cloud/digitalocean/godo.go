@@ -11,10 +11,9 @@ import (
 // ErrTokenRefused is DigitalOcean's 401: the token is not one it takes.
 var ErrTokenRefused = errors.New("401, the token was refused")
 
-// The calls clusterplane makes through godo, DigitalOcean's own client (a client Godo
-// built): the sizes' prices, whose reads keep godo's retries after a 429 or a 5xx. Their lists go
-// through godoPages, this package's one godo pager. Pools are read and written through Client
-// (pools.go) alone.
+// Reads through godo, DigitalOcean's own client (a client Godo built), for the tests that read
+// the loopback cloud as DigitalOcean's SDK does. Their lists go through godoPages, this package's
+// one godo pager. clusterplane's own reads and writes go through Client alone.
 
 // Sizes are every Droplet size DigitalOcean lists, with its monthly price.
 func Sizes(ctx context.Context, client *godo.Client) ([]godo.Size, error) {

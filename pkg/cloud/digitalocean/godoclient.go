@@ -11,10 +11,9 @@ import (
 )
 
 // Godo is a godo client of DigitalOcean's API at base (godo's own, DigitalOcean's, when "") with
-// token: for the calls clusterplane makes through DigitalOcean's own SDK (the sizes' prices)
-// rather than Do. Pools are not among them: they are read and written through Client alone
-// (pools.go), whose creates are sent once. godo's default HTTP client has no timeout, so each
-// request gets timeout.
+// token. clusterplane's own calls go through Client, never godo: tests build one to hold the
+// loopback cloud (pkg/loopback/fakedo) to what DigitalOcean's own SDK reads from its answers.
+// godo's default HTTP client has no timeout, so each request gets timeout.
 //
 // godo.NewFromToken asks again, up to 4 times, after a 429 or a 5xx, whatever the method
 // (go-retryablehttp's DefaultRetryPolicy): a create the cloud carried out but answered 500 for

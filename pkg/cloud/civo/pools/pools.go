@@ -15,13 +15,11 @@
 //     and the old labels stay. Upstream fixed this later (v1.2.6) with its own payload of
 //     *map[string]string, which is what this package does too.
 //
-// The package talks to Civo through github.com/civo/civogo v0.3.89, but through its
-// lower-level SendGetRequest/SendPostRequest/SendPutRequest/SendDeleteRequest rather than
-// the pool helpers: the helpers pass every error through civogo's decodeError, which drops
-// the HTTP status code we need to tell a retryable 429/5xx from a final 4xx, and the
-// update helper cannot send "labels": {}. civogo's types (KubernetesPool,
-// KubernetesClusterPoolConfig) are still the wire format, and civogo still adds the
-// Authorization header and the ?region= query parameter on GET and DELETE.
+// The package sends its own HTTP requests (client.go) with github.com/civo/civogo v0.3.89's
+// types (KubernetesPool, KubernetesClusterPoolConfig) as the wire format, rather than civogo's
+// pool helpers: those pass every error through civogo's decodeError, which drops the HTTP status
+// code that tells a retryable 429/5xx from a final 4xx; its update helper cannot send
+// "labels": {}; and civogo made a new Transport per request and took no context.
 package pools
 
 import (

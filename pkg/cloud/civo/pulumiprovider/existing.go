@@ -3,12 +3,10 @@ package pulumiprovider
 import (
 	"context"
 
-	"github.com/civo/civogo"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/pkg/errors"
 )
 
 // DefaultAPIURL is Civo's API when the provider config and the environment name none.
@@ -17,30 +15,26 @@ var DefaultAPIURL = civo.Env.API
 // ErrNoToken: neither the provider config nor CIVO_TOKEN has a token to ask with.
 var ErrNoToken error = cloudapi.NoTokenError{Cloud: "Civo", Env: civo.TokenEnv}
 
-// client is a civogo client of cfg's token and URL (or the environment's) in region.
-func client(cfg *civov1.CivoProviderConfig, region string) (token, url string, c *civogo.Client, err error) {
+// credentials are the token and API URL cfg names, or the environment's, Civo's own API when
+// neither names one; ErrNoToken when there is no token to ask with.
+func credentials(cfg *civov1.CivoProviderConfig) (token, url string, err error) {
 	token, url, err = civo.Env.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	if err != nil {
-		return "", "", nil, err
+		return "", "", err
 	}
 	if token == "" {
-		return "", "", nil, ErrNoToken
+		return "", "", ErrNoToken
 	}
 	if url == "" {
 		url = DefaultAPIURL
 	}
-	c, err = civogo.NewClientWithURL(token, url, region)
-	if err != nil {
-		// civogo's errors never hold the token; the URL is the user's own.
-		return "", "", nil, errors.Wrap(err, "make a Civo client")
-	}
-	return token, url, c, nil
+	return token, url, nil
 }
 
 // ClusterIDsNamed are the ids of region's clusters named name, read page by page (civogo's own
 // list reads the first page only).
 func ClusterIDsNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, name string) ([]string, error) {
-	token, url, _, err := client(cfg, region)
+	token, url, err := credentials(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +64,7 @@ const maxClusterPages = 100
 // PoolExists tells whether the cluster clusterID has a pool named name (a Civo pool's name is its
 // id within its cluster).
 func PoolExists(ctx context.Context, cfg *civov1.CivoProviderConfig, region, clusterID, name string) (bool, error) {
-	token, url, _, err := client(cfg, region)
+	token, url, err := credentials(cfg)
 	if err != nil {
 		return false, err
 	}

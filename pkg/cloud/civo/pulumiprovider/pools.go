@@ -10,7 +10,7 @@ import (
 // pkg/cloud/digitalocean/pulumiprovider.Client, with which a rotation (pkg/change/rotation's CivoPools) creates and
 // deletes pools.
 func Pools(cfg *civov1.CivoProviderConfig, region string, opts ...pools.Option) (*pools.Client, error) {
-	token, url, _, err := client(cfg, region)
+	token, url, err := credentials(cfg)
 	if err != nil {
 		return nil, err
 	}
