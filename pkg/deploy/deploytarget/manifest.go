@@ -87,37 +87,35 @@ func (r *deployedRecord) answers(input proto.Message, text string) {
 	}
 }
 
+// record is the target's record of its stack's last deploy; a target NewTarget did not make has
+// none to share, and works its answers out for the one call.
+func (t Target) record() *deployedRecord {
+	if t.deployed == nil {
+		return &deployedRecord{}
+	}
+	return t.deployed
+}
+
 // DeployedInput is the stack input the stack whose outputs are given last deployed: the recorded
 // manifest with t's provider config, so that only the manifest's own changes count. Nil when the
 // stack recorded none (never deployed, or deployed before the manifest was recorded). The
 // answer is shared: callers read it and never change it.
 func (t Target) DeployedInput(outputs map[string]stackstate.Output) (proto.Message, error) {
-	text := recordedManifest(outputs)
-	if t.deployed == nil {
-		return deployedInput(t.Input, text)
-	}
-	t.deployed.mu.Lock()
-	defer t.deployed.mu.Unlock()
-	t.deployed.answers(t.Input, text)
-	return t.deployed.old, t.deployed.oldErr
+	r := t.record()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.answers(t.Input, recordedManifest(outputs))
+	return r.old, r.oldErr
 }
 
 // SinceDeployed is the diff from the manifest the stack whose outputs are given last deployed to
 // t's; nil, and no error, when the stack recorded none. The answer is shared: callers read it and
 // never change it.
 func (t Target) SinceDeployed(outputs map[string]stackstate.Output) (*diff.Result, error) {
-	text := recordedManifest(outputs)
-	if t.deployed == nil {
-		old, err := deployedInput(t.Input, text)
-		if err != nil || old == nil {
-			return nil, err
-		}
-		return diff.Compare(t.Effects, old, t.Input)
-	}
-	r := t.deployed
+	r := t.record()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.answers(t.Input, text)
+	r.answers(t.Input, recordedManifest(outputs))
 	if !r.diffed {
 		r.diffed = true
 		if r.oldErr != nil || r.old == nil {
