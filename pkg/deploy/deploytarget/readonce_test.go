@@ -17,7 +17,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // exampleCluster is the DigitalOcean cluster example, unprotected, each pair of replacements
@@ -32,19 +31,12 @@ func exampleCluster(t *testing.T, replacements ...string) deploytarget.Target {
 	}
 	text := strings.Replace(string(data), "\nspec:\n", "\nspec:\n  deletionProtection: false\n", 1)
 	text = strings.NewReplacer(replacements...).Replace(text)
-	head, err := stackinput.ReadHead([]byte(text))
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesCluster")
+	target, err := deploytarget.Read(k, "cluster.yaml", []byte(text), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, ok := registry.Kinds().ByName(head.Kind)
-	if !ok {
-		t.Fatalf("no kind %s", head.Kind)
-	}
-	in := k.NewStackInput()
-	if err := stackinput.Parse([]byte(text), "cluster.yaml", in); err != nil {
-		t.Fatal(err)
-	}
-	return deploytarget.NewTarget("cluster.yaml", k, in, "")
+	return target
 }
 
 // TestEachCommandReadsAStacksRecordedManifestOnce holds what a target carries: the manifest its
