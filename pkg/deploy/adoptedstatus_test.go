@@ -19,9 +19,11 @@ func TestStatusSaysTheLastUpdateWasAnAdoptionWhenItWas(t *testing.T) {
 		name string
 		// tags is the pool's tags in the cloud: the manifest's (nil) leaves adopt nothing for the
 		// next up; others leave spec.tags.
-		tags                  []any
-		up                    bool // an up follows the adoption
-		status, reason, ready string
+		tags   []any
+		up     bool // an up follows the adoption
+		status string
+		reason outcome.Reason
+		ready  string
 	}{
 		{"an adoption that left nothing", nil, false, "True", "Deployed", "the last update, an adoption (an import of what the cloud held), succeeded"},
 		{"an adoption that left changes for the next up", []any{"made-elsewhere"}, false, "False", "ManifestChanged",

@@ -245,7 +245,7 @@ func TestStatusNamesADriftNoUpPutsBackApartFromChangesPending(t *testing.T) {
 	tests := []struct {
 		name, prop string
 		cloud      any
-		reason     string
+		reason     outcome.Reason
 		says       string
 	}{
 		{"a pool resized in the cloud", "nodeCount", float64(6), "ChangesPending", "spec.nodeCount: the cloud has 6, the manifest 2"},
@@ -275,7 +275,7 @@ func TestStatusDriftPreviewsOnlyTheStacksTheFleetScanCannotVouchFor(t *testing.T
 	tests := []struct {
 		name    string
 		scanned deploy.Scanned
-		reason  string
+		reason  outcome.Reason
 		preview bool
 	}{
 		{"a stack the scan found unchanged is in sync without a preview",
@@ -312,7 +312,7 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 	tests := []struct {
 		name    string
 		prepare func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploytarget.Target)
-		ready   string
+		ready   outcome.Reason
 		code    int
 	}{
 		{"a destroyed stack", func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploytarget.Target) {
@@ -352,12 +352,13 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 	upgraded := &stackstate.EngineError{Command: "preview", Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
 		Manifest: "1.31", Live: "1.32.2-do.0", Cloud: "DigitalOcean", Want: "1.32"}).Error()}
 	tests := []struct {
-		name           string
-		err            error
-		status, reason string
-		says           string
-		exit           int
-		cloudVersion   string
+		name         string
+		err          error
+		status       string
+		reason       outcome.Reason
+		says         string
+		exit         int
+		cloudVersion string
 	}{
 		{"a version the cloud upgraded past is drift no up puts back", upgraded, "True", "NotPutBackByUp",
 			`spec.kubernetesVersion: the cloud has "1.32.2-do.0", the manifest "1.31"`, exitcode.NotReady, "1.32.2-do.0"},
@@ -451,7 +452,7 @@ func TestDriftIsWhatTheCloudChangedAndAManifestEditIsPending(t *testing.T) {
 			if st.Report == nil || len(st.Report.Conditions) != 2 {
 				t.Fatalf("status --drift: %+v", st.Report)
 			}
-			if c := st.Report.Conditions[1]; c.Status+"/"+c.Reason != tt.condition {
+			if c := st.Report.Conditions[1]; c.Status+"/"+string(c.Reason) != tt.condition {
 				t.Errorf("status --drift's Drifted is %s/%s (%s), want %s", c.Status, c.Reason, c.Message, tt.condition)
 			}
 		})

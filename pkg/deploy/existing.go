@@ -262,7 +262,7 @@ func (d creating) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, d
 // was not asked) so that status does not ask twice.
 func (d creating) leftInStatus(ctx context.Context, t deploytarget.Target, st stackstate.State, ready outcome.Condition) (outcome.Condition, *lookup) {
 	typ := deploytarget.GuardedType(t.Effects)
-	if _, held := st.IDs(typ); held || !strings.HasPrefix(ready.Reason, "Last") {
+	if _, held := st.IDs(typ); held || !ready.Reason.LastNotSucceeded() {
 		return ready, nil
 	}
 	answer := d.look(ctx, t, st)

@@ -185,7 +185,7 @@ func TestStatusAfterAFailedCreateAsksTheCloudOnceAndNamesTheIdToImport(t *testin
 	var message string
 	for _, cond := range o.Report.Conditions {
 		if cond.Type == "Ready" {
-			message = cond.Reason + ": " + cond.Message
+			message = string(cond.Reason) + ": " + cond.Message
 		}
 	}
 	if !strings.HasPrefix(message, "PendingCreates: ") || !strings.Contains(message, "--import-pending-create id-9`") {

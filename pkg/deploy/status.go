@@ -46,8 +46,8 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	st, last, s, asDeployed, err := d.records(ctx, t, opts.Drift && !d.unchanged(t))
 	if errors.Is(err, stackstate.ErrNotDeployed) {
 		report.Conditions = []outcome.Condition{
-			{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack does not exist yet: run up"},
-			{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"},
+			{Type: "Ready", Status: "False", Reason: outcome.NotDeployed, Message: "the stack does not exist yet: run up"},
+			{Type: "Drifted", Status: "Unknown", Reason: outcome.NotDeployed, Message: "see Ready"},
 		}
 		return o
 	}
@@ -77,29 +77,29 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 		// --import-pending-create): the stack holds it, but no up finished.
 		ready.Message = "the stack holds its resources, but no up has finished on it (one was interrupted): run up"
 	}
-	if ready.Reason == "ManifestChanged" && SameAsDeployed(t, outputs) {
+	if ready.Reason == outcome.ManifestChanged && SameAsDeployed(t, outputs) {
 		// The manifest the stack recorded is this one: only the generation's encoding changed
 		// (regions were an enum before issue 33, and the generation hashes the binary form).
-		ready = outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: lastSucceeded(last)}
+		ready = outcome.Condition{Type: "Ready", Status: "True", Reason: outcome.Deployed, Message: lastSucceeded(last)}
 	}
 	since := fielddrift.SinceOf(t, outputs)
-	if ready.Reason == "ManifestChanged" {
+	if ready.Reason == outcome.ManifestChanged {
 		if changed := since.Paths(); changed != "" {
 			ready.Message = "the manifest changed since the last up (" + changed + "); run up"
 		}
 	}
 	if left := fielddrift.AdoptionLeft(last); ready.Status == "True" && len(left) > 0 {
 		// What an adoption left as the cloud had it is pending until an up, as an edit is.
-		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
+		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.ManifestChanged,
 			Message: "the adoption took over " + strings.Join(left, ", ") + " as the cloud had it, unlike the manifest; run up to set them"}
 	}
 	if ready.Status == "True" {
 		if missing := missingReferences(t, exists); missing != "" {
-			ready = outcome.Condition{Type: "Ready", Status: "False", Reason: "ReferenceMissing",
+			ready = outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.ReferenceMissing,
 				Message: "the stack it references, " + missing + ", does not exist (destroyed?); its resources may be gone"}
 		}
 	}
-	if ready.Reason == "ManifestChanged" || strings.HasPrefix(ready.Reason, "Last") {
+	if ready.Reason == outcome.ManifestChanged || ready.Reason.LastNotSucceeded() {
 		// The advice is a command the stack's lock would refuse: a killed run's lock is said here,
 		// not first by the refusal of the command status advised.
 		ready.Message += recovering{d}.lockNote(ctx, t, s)
@@ -135,20 +135,20 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, ope
 			}
 			defer s.Close()
 		}
-		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
+		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.PendingCreates,
 			Message: recovering{d}.pendingCreates(ctx, t, s, st, answer).Advice(t.File)}
-		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}, nil
+		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: outcome.PendingCreates, Message: "see Ready"}, nil
 	case !drift:
-		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
+		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: outcome.NotChecked,
 			Message: "status reads the backend only: run drift, or status --drift, to compare with the cloud"}, nil
 	case len(st.Resources()) == 0:
 		// Destroyed (or never deployed): nothing of it is in the cloud to differ, as drift says.
-		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"}, nil
+		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: outcome.NotDeployed, Message: "see Ready"}, nil
 	case d.unchanged(t):
 		// As drift does: no preview, no engine, the same verdict. The scan found the cloud as
 		// the stack recorded it.
 		o.Report.Cloud = o.Report.Recorded
-		return ready, outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync",
+		return ready, outcome.Condition{Type: "Drifted", Status: "False", Reason: outcome.InSync,
 			Message: "the cloud matches the manifest (fleet scan: " + d.Scanned[t.Key()].Why + ")"}, nil
 	}
 	if err := d.Pace.Wait(ctx, t); err != nil {
@@ -157,7 +157,7 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, ope
 	if rec, err := rotationrun.RecordedRotation(st.Outputs()); err == nil && rec != nil && rec.Phase != rotation.Done {
 		// The stack holds a rotation's pools as it stopped: what a preview finds then is the
 		// rotation's unfinished work, said by Ready (RotationUnderWay), not the cloud's change.
-		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "RotationUnderWay",
+		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: outcome.RotationUnderWay,
 			Message: "a rotation of pool " + rec.Pool + " stopped midway: see Ready; drift is compared once up finishes it"}, nil
 	}
 	drifted, read := d.driftedOf(ctx, t, opened, st.Outputs())
@@ -165,10 +165,10 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, ope
 		o.Report.Cloud = fielddrift.Read(o.Report.Recorded, read)
 	}
 	if orphans, err := d.orphans(ctx, t, st); err != nil {
-		drifted = outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: err.Error()}
+		drifted = outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: outcome.PreviewFailed, Message: err.Error()}
 	} else if len(orphans) > 0 {
 		o.Orphans = orphans
-		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: "OrphanPool", Message: describeOrphans(orphans)}
+		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.OrphanPool, Message: describeOrphans(orphans)}
 	}
 	return ready, drifted, nil
 }
@@ -177,21 +177,21 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, ope
 func readyOf(last *stackstate.Update, report *outcome.StackStatus) outcome.Condition {
 	switch {
 	case last == nil:
-		return outcome.Condition{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack has no update yet: run up"}
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.NotDeployed, Message: "the stack has no update yet: run up"}
 	case last.Result == "failed":
 		// Pulumi's history records an update cancelled with Ctrl-C as failed too.
-		return outcome.Condition{Type: "Ready", Status: "False", Reason: "LastFailed",
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.LastFailed,
 			Message: "the last " + last.Operation + " failed or was cancelled: run " + runreport.Command(last.Operation) + " again"}
 	case last.Result != "succeeded":
-		return outcome.Condition{Type: "Ready", Status: "False", Reason: "Last" + title(last.Result),
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.LastResult(last.Result),
 			Message: "the last " + last.Operation + " " + last.Result}
 	case last.Operation == "destroy":
-		return outcome.Condition{Type: "Ready", Status: "False", Reason: "Destroyed", Message: "the stack's resources were destroyed"}
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.Destroyed, Message: "the stack's resources were destroyed"}
 	case report.ObservedGeneration != report.Generation:
-		return outcome.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.ManifestChanged,
 			Message: "the manifest changed since the last up (generation " + report.ObservedGeneration + "); run up"}
 	}
-	return outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: lastSucceeded(last)}
+	return outcome.Condition{Type: "Ready", Status: "True", Reason: outcome.Deployed, Message: lastSucceeded(last)}
 }
 
 // SameAsDeployed tells whether the manifest the stack recorded at its last up is t's, field for
@@ -236,11 +236,4 @@ func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stack
 	}
 	// Found lists drifted fields only with a reason: without one, both are empty.
 	return fielddrift.Condition(f.reason, f.drifted, said), f.drifted
-}
-
-func title(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -18,15 +18,15 @@ func Condition(reason string, drifted []outcome.FieldDrift, pendingSaid string) 
 		}
 		// ChangesPending reads as what an up clears: a drift no up can put back is named apart.
 		if _, all := Unclearable(drifted); all {
-			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
+			return outcome.Condition{Type: "Drifted", Status: "True", Reason: outcome.NotPutBackByUp, Message: message}
 		}
-		return outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: message}
+		return outcome.Condition{Type: "Drifted", Status: "True", Reason: outcome.ChangesPending, Message: message}
 	case pendingSaid != "":
 		// The manifest's own change is no drift: Ready's ManifestChanged says the stack is behind.
-		return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync",
+		return outcome.Condition{Type: "Drifted", Status: "False", Reason: outcome.InSync,
 			Message: "the cloud matches what the stack's last update applied; " + pendingSaid}
 	}
-	return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
+	return outcome.Condition{Type: "Drifted", Status: "False", Reason: outcome.InSync, Message: "the cloud matches the manifest"}
 }
 
 // FailedCondition is status's Drifted condition for a preview that failed with err, and the
@@ -39,10 +39,10 @@ func FailedCondition(err error) (outcome.Condition, []outcome.FieldDrift) {
 		if len(o.Drift) > 0 {
 			message += " (" + describeAll(o.Drift) + ")"
 		}
-		return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}, o.Drift
+		return outcome.Condition{Type: "Drifted", Status: "True", Reason: outcome.NotPutBackByUp, Message: message}, o.Drift
 	}
 	first, _, _ := strings.Cut(err.Error(), "\n")
-	return outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}, nil
+	return outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: outcome.PreviewFailed, Message: "the cloud could not be compared: " + first}, nil
 }
 
 // describeAll says each drifted field and both values, as drift's report lists them.

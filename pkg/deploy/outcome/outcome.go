@@ -271,10 +271,11 @@ type StackStatus struct {
 
 // Condition is one aspect of a stack's status.
 type Condition struct {
-	// Type is Ready or Drifted; Status True, False or Unknown; Reason one word; Message the rest.
+	// Type is Ready or Drifted; Status True, False or Unknown; Reason one word (the constants of
+	// Reason); Message the rest.
 	Type    string `json:"type"`
 	Status  string `json:"status"`
-	Reason  string `json:"reason"`
+	Reason  Reason `json:"reason"`
 	Message string `json:"message"`
 }
 
@@ -339,7 +340,8 @@ func ShortURN(urn string) string {
 // NotReady tells whether a stack's Ready condition says its last update failed (or was
 // interrupted) or that it is not at its manifest's generation, or (status --drift) its Drifted
 // condition says the cloud differs. A stack whose reference is gone or that was destroyed on
-// purpose is reported, not failed on.
+// purpose is reported, not failed on (reportedOnly); any other Ready=False is failed on, so that
+// a reason added later stops a script until it is named here.
 func (st *StackStatus) NotReady() bool {
 	for _, c := range st.Conditions {
 		switch {
@@ -347,8 +349,7 @@ func (st *StackStatus) NotReady() bool {
 			// A script gating on status --drift must not read drift as fine.
 			return true
 		case c.Type != "Ready" || c.Status == "True":
-		case c.Reason == "NotDeployed", c.Reason == "ManifestChanged", c.Reason == "PendingCreates",
-			c.Reason == "RotationUnderWay", c.Reason == "OrphanPool", strings.HasPrefix(c.Reason, "Last"):
+		case !reportedOnly[c.Reason]:
 			return true
 		}
 	}
@@ -359,7 +360,7 @@ func (st *StackStatus) NotReady() bool {
 // failed): a script gating on status must not read that as in sync.
 func (st *StackStatus) CannotTell() bool {
 	for _, c := range st.Conditions {
-		if c.Type == "Drifted" && c.Status == "Unknown" && c.Reason == "PreviewFailed" {
+		if c.Type == "Drifted" && c.Status == "Unknown" && c.Reason == PreviewFailed {
 			return true
 		}
 	}

@@ -90,7 +90,7 @@ func ReportRows(r runreport.Report, outcomes []outcome.Outcome, prices func(clou
 		}
 		if st := s.Status; st != nil {
 			ready, drifted := st.Condition("Ready"), st.Condition("Drifted")
-			row.Ready, row.ReadyReason, row.Drifted, row.DriftedReason = ready.Status, ready.Reason, drifted.Status, drifted.Reason
+			row.Ready, row.ReadyReason, row.Drifted, row.DriftedReason = ready.Status, string(ready.Reason), drifted.Status, string(drifted.Reason)
 			row.Generation, row.ObservedGeneration = st.Generation, st.ObservedGeneration
 			if u := st.LastUpdate; u != nil {
 				row.LastUpdate, row.LastUpdateEnded = u.Operation+" "+u.Result, u.Ended

@@ -32,7 +32,8 @@ type StatusRow struct {
 	File, Stack, Kind string
 	// Ready and Drifted are the conditions' statuses (True, False, Unknown), each with its reason;
 	// Unknown (NotRead) when status could not read the stack (Failed then says why).
-	Ready, ReadyReason, Drifted, DriftedReason string
+	Ready, Drifted             string
+	ReadyReason, DriftedReason outcome.Reason
 	// Message is the first condition's message that is not fine (Ready not True, Drifted True).
 	Message                        string
 	Generation, ObservedGeneration string
@@ -59,7 +60,7 @@ func StatusRows(outcomes []outcome.Outcome, prices func(cloud string) cost.Price
 	rows := make([]StatusRow, 0, len(outcomes))
 	for _, o := range outcomes {
 		row := StatusRow{File: o.Target.File, Stack: o.Target.Key(), Kind: cmp.Or(o.Target.Short, o.Target.Name),
-			Ready: "Unknown", ReadyReason: "NotRead", Drifted: "Unknown", DriftedReason: "NotRead", Nodes: "-",
+			Ready: "Unknown", ReadyReason: outcome.NotRead, Drifted: "Unknown", DriftedReason: outcome.NotRead, Nodes: "-",
 			ManifestNodes: Nodes(o.Target.Input), labels: labelsOf(o.Target.Input)}
 		price := pricer(o.Target.Input, prices)
 		row.ManifestCost = price(o.Target.Input)
@@ -228,7 +229,7 @@ func (v *StatusView) Filter(outcomes []outcome.Outcome) []outcome.Outcome {
 	var kept []outcome.Outcome
 	v.unchecked = 0
 	for i, o := range outcomes {
-		if rows[i].DriftedReason == "NotChecked" {
+		if rows[i].DriftedReason == outcome.NotChecked {
 			v.unchecked++
 		}
 		if v.selects(rows[i], o.Target, sel) {
@@ -250,7 +251,7 @@ func (v *StatusView) selects(row StatusRow, t deploytarget.Target, sel []require
 			return false
 		}
 	case "failed":
-		if row.Failed == "" && !strings.HasPrefix(row.ReadyReason, "Last") {
+		if row.Failed == "" && !row.ReadyReason.LastNotSucceeded() {
 			return false
 		}
 	}
@@ -376,7 +377,7 @@ func (c *driftCounts) add(r StatusRow) {
 	switch {
 	case r.Failed != "":
 		// Counted as not read.
-	case r.DriftedReason == "NotChecked":
+	case r.DriftedReason == outcome.NotChecked:
 		c.unchecked++
 	case r.Drifted == "True":
 		c.drifted++
@@ -434,11 +435,11 @@ func recordedCostCell(r StatusRow) string {
 
 // condition is a condition's cell: its status, and its reason when it is not the fine one
 // (Ready True, Drifted False) and says more than that status reads only the backend.
-func condition(status, reason, fine string) string {
-	if status == fine || reason == "" || reason == "NotChecked" {
+func condition(status string, reason outcome.Reason, fine string) string {
+	if status == fine || reason == "" || reason == outcome.NotChecked {
 		return status
 	}
-	return status + " (" + reason + ")"
+	return status + " (" + string(reason) + ")"
 }
 
 // costCell is a monthly cost in a cell: "$72.00", "$48.00–$120.00", "-" when not priced, "?"

@@ -307,18 +307,18 @@ func RotationUnderWay(outputs map[string]stackstate.Output, ready outcome.Condit
 		return ready
 	}
 	if rec.Phase == rotation.RollingBack {
-		return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.RotationUnderWay, Message: fmt.Sprintf(
 			"the roll-back of pool %s's rotation stopped before it ended: pool %s is in use, and the surge pool %s may still "+
 				"be in the cloud; run up to finish the roll-back", rec.Pool, rec.OldID, orNone(rec.SurgeID))}
 	}
 	if rec.Phase == rotation.Start {
 		// Recorded before the create: the cloud may hold the surge pool or not.
-		return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.RotationUnderWay, Message: fmt.Sprintf(
 			"a rotation of pool %s stopped at its start, its surge pool perhaps created (old pool %s): run up to resume it, "+
 				"or up with the manifest's old settings to roll it back", rec.Pool, rec.OldID)}
 	}
 	if rec.Hop > 0 {
-		return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.RotationUnderWay, Message: fmt.Sprintf(
 			"a rotation of pool %s stopped in its second hop after phase %q (pool drained %s, pool of the manifest's name %s): "+
 				"run up to finish it", rec.Pool, cmp.Or(string(rec.Phase), "start"), rec.OldID, orNone(rec.SurgeID))}
 	}
@@ -328,7 +328,7 @@ func RotationUnderWay(outputs map[string]stackstate.Output, ready outcome.Condit
 	if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted {
 		next = "run up to finish it (the old pool's workloads have moved: it cannot be rolled back)"
 	}
-	return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+	return outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.RotationUnderWay, Message: fmt.Sprintf(
 		"a rotation of pool %s stopped after phase %q (old pool %s, surge pool %s): %s", rec.Pool, rec.Phase,
 		rec.OldID, orNone(rec.SurgeID), next)}
 }

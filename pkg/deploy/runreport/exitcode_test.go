@@ -14,7 +14,7 @@ import (
 func statusOf(ready, drifted string) outcome.Outcome {
 	cond := func(typ, sr string) outcome.Condition {
 		status, reason, _ := strings.Cut(sr, "/")
-		return outcome.Condition{Type: typ, Status: status, Reason: reason}
+		return outcome.Condition{Type: typ, Status: status, Reason: outcome.Reason(reason)}
 	}
 	return outcome.Outcome{Status: outcome.Done, Report: &outcome.StackStatus{
 		Conditions: []outcome.Condition{cond("Ready", ready), cond("Drifted", drifted)},

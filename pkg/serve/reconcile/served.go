@@ -28,5 +28,5 @@ func served(c outcome.Condition) store.Condition {
 	if c.Type == "Drifted" {
 		c.Message = servedWords.Replace(c.Message)
 	}
-	return condition(c.Type, c.Status, c.Reason, c.Message)
+	return condition(c.Type, c.Status, string(c.Reason), c.Message)
 }
