@@ -182,13 +182,13 @@ type PreviewOptions struct {
 func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts PreviewOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return outcome.NotRun(Unchanged)
+		return outcome.NotRun(outcome.Unchanged, Unchanged)
 	}
 	// A pool whose cluster is not deployed yet cannot be previewed: its program reads the
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
 	// preview of a new fleet, not a failure; up deploys the cluster first.
 	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
-		return outcome.Outcome{Status: outcome.Done, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
+		return outcome.Outcome{Status: outcome.Done, Verdict: outcome.NotPreviewed, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
 			"(up deploys it first when its manifest is given in the same run)"}
 	}
 	return previewing{d}.preview(ctx, t, !opts.NoRefresh)
@@ -448,7 +448,7 @@ func unconfirmed(opts UpOptions, ask func() bool) string {
 func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return outcome.NotRun(Unchanged)
+		return outcome.NotRun(outcome.Unchanged, Unchanged)
 	}
 	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
 		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
@@ -725,14 +725,14 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return outcome.NotRun("no drift: " + d.Scanned[t.Key()].Why)
+		return outcome.NotRun(outcome.Unchanged, "no drift: "+d.Scanned[t.Key()].Why)
 	}
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
 	s, asDeployed, err := d.openAsDeployed(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return outcome.NotRun(fielddrift.NotDeployed)
+		return outcome.NotRun(outcome.HoldsNothing, fielddrift.NotDeployed)
 	}
 	if err != nil {
 		return failed(err)
@@ -744,7 +744,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	if len(st.Resources()) == 0 && len(st.PendingCreates()) == 0 {
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
-		return outcome.NotRun(fielddrift.NotDeployed)
+		return outcome.NotRun(outcome.HoldsNothing, fielddrift.NotDeployed)
 	}
 	outputs := st.Outputs()
 	since := fielddrift.SinceOf(t, outputs)
@@ -801,7 +801,7 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 	defer unlock()
 	s, err := d.open(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return outcome.Outcome{Status: outcome.Done, Reason: "not deployed: nothing to destroy"}
+		return outcome.Outcome{Status: outcome.Done, Verdict: outcome.HoldsNothing, Reason: "not deployed: nothing to destroy"}
 	}
 	if err != nil {
 		return failed(err)

@@ -11,6 +11,9 @@ type Scanned struct {
 	Verdict scan.Verdict
 	// Why says what made the verdict.
 	Why string
+	// HoldsNothing: the stack holds nothing, never deployed or destroyed, so there was nothing
+	// to judge (Unjudged); what counts such stacks asks this, not Why's words.
+	HoldsNothing bool
 	// Unchanged: Same, and the manifest and the clusterplane build are the ones the stack's last
 	// successful update deployed, so preview and up have nothing to do.
 	Unchanged bool

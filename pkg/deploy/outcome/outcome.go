@@ -38,9 +38,10 @@ const (
 	Drifted Status = "drifted"
 )
 
-// NotRun is the outcome of a stack left alone on purpose, reason saying why (Outcome.NotRun).
-func NotRun(reason string) Outcome {
-	return Outcome{Status: Done, Reason: reason, NotRun: true}
+// NotRun is the outcome of a stack left alone on purpose (Outcome.NotRun): v is the verdict that
+// left it alone, reason says it for people.
+func NotRun(v Verdict, reason string) Outcome {
+	return Outcome{Status: Done, Verdict: v, Reason: reason, NotRun: true}
 }
 
 // Outcome is what one target's operation did.
@@ -59,8 +60,12 @@ type Outcome struct {
 	Result *stackstate.Result
 	Took   time.Duration
 	// NotRun: the stack was left alone on purpose (Done): the fleet scan found it unchanged, or
-	// --changed-since left it out; Reason says which.
+	// --changed-since left it out; Verdict says which, Reason in words.
 	NotRun bool
+	// Verdict is what the operation decided where no engine step shows it (a stack left alone,
+	// one that holds nothing, a preview not run); empty when the status and the engine's result
+	// say it.
+	Verdict Verdict
 
 	// What the operation found, by operation.
 	Drift []FieldDrift // drift; up: what the cloud still differs in, which no up puts back

@@ -52,7 +52,7 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 		recorded[t.Key()] = outputs
 		out[t.Key()] = sc
 		switch {
-		case sc.Why == notDeployed:
+		case sc.HoldsNothing:
 			c.notDeployed++
 		case sc.Verdict == scan.Unjudged:
 			c.verdicts[sc.Verdict]++
@@ -177,6 +177,9 @@ func judge(ctx context.Context, s *scan.Scanner, r stackRecords, t deploytarget.
 	unjudged := func(why string) (deploy.Scanned, map[string]stackstate.Output) {
 		return deploy.Scanned{Verdict: scan.Unjudged, Why: why}, outputs
 	}
+	nothingHeld := func() (deploy.Scanned, map[string]stackstate.Output) {
+		return deploy.Scanned{Verdict: scan.Unjudged, Why: notDeployed, HoldsNothing: true}, outputs
+	}
 	cloud, base, token := stackinput.CloudAPI(t.Input)
 	if token == "" {
 		return unjudged("no token to list the cloud with")
@@ -184,7 +187,7 @@ func judge(ctx context.Context, s *scan.Scanner, r stackRecords, t deploytarget.
 	rec, st := r.rec, r.st
 	switch err := r.err; {
 	case errors.Is(err, stackstate.ErrNotDeployed):
-		return unjudged(notDeployed)
+		return nothingHeld()
 	case errors.Is(err, deploy.ErrRecordsUnread):
 		return unjudged("its records are read through the Pulumi CLI")
 	case err != nil:
@@ -194,7 +197,7 @@ func judge(ctx context.Context, s *scan.Scanner, r stackRecords, t deploytarget.
 	}
 	if holdsNothing(st) {
 		// Destroyed: its last update is a destroy, yet there is nothing to judge.
-		return unjudged(notDeployed)
+		return nothingHeld()
 	}
 	last := rec.Last
 	switch {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -121,16 +120,17 @@ func writeRows(w io.Writer, header [4]string, rows [][4]string, tails [][]string
 }
 
 // ResultOf is the word for what a command did to one stack (the constants above, or the outcome's
-// own word: blocked, drifted, failed, skipped, cancelled).
+// own word: blocked, drifted, failed, skipped, cancelled), from the outcome's status, verdict and
+// findings: never from its reason, whose words are the reader's.
 func ResultOf(command operation.Name, s runreport.StackReport) string {
 	switch {
 	case s.Outcome != outcome.Done:
 		return string(s.Outcome)
-	case s.NotRun && (s.Reason == deploy.Unchanged || strings.HasPrefix(s.Reason, "no drift")):
+	case s.NotRun && s.Verdict == outcome.Unchanged:
 		return Unchanged
-	case s.Reason == fielddrift.NotDeployed || command == operation.Destroy && s.Changes == nil && strings.HasPrefix(s.Reason, "not deployed"):
+	case s.Verdict == outcome.HoldsNothing:
 		return NotDeployed
-	case s.NotRun || notPreviewed(s.Reason):
+	case s.NotRun || s.Verdict == outcome.NotPreviewed:
 		// Not run on purpose, or not previewed: a pool whose cluster is not deployed yet.
 		return NotRun
 	case command == operation.Destroy:

@@ -116,7 +116,7 @@ func statusFleet(t *testing.T, n int, drifted, notReady, failed []int) []outcome
 func driftFleet(t *testing.T, n int, drifted []int) []outcome.Outcome {
 	outcomes := make([]outcome.Outcome, n)
 	for i, target := range fleetTargets(t, n) {
-		outcomes[i] = outcome.Outcome{Target: target, Status: outcome.Done, NotRun: true, Reason: deploy.Unchanged}
+		outcomes[i] = outcome.Outcome{Target: target, Status: outcome.Done, NotRun: true, Verdict: outcome.Unchanged, Reason: deploy.Unchanged}
 		if contains(drifted, i) {
 			outcomes[i] = outcome.Outcome{Target: target, Status: outcome.Drifted, Reason: "up would update 1", Took: 2 * time.Second,
 				Result: &stackstate.Result{Changes: map[string]int{"update": 1, "same": 2}},

@@ -26,7 +26,7 @@ func TestTheTextAndTheMarkdownListTheSameStacks(t *testing.T) {
 		{"a stack only refreshed is not listed",
 			runreport.StackReport{Outcome: outcome.Done, Changes: map[string]int{"same": 1, "refresh": 1}}, false},
 		{"a stack left unchanged by the fleet scan is not listed",
-			runreport.StackReport{Outcome: outcome.Done, NotRun: true, Reason: deploy.Unchanged}, false},
+			runreport.StackReport{Outcome: outcome.Done, NotRun: true, Verdict: outcome.Unchanged, Reason: deploy.Unchanged}, false},
 		{"a stack with an update is listed",
 			runreport.StackReport{Outcome: outcome.Done, Changes: map[string]int{"update": 1}}, true},
 		{"a stack a policy warns about is listed",

@@ -9,7 +9,6 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -74,7 +73,7 @@ func statusFigures(report runreport.Report, outcomes []outcome.Outcome, prices f
 // total counts it (FleetSummary) instead of leaving most of a fleet out.
 func priceUnchanged(report runreport.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) {
 	for i, o := range outcomes {
-		if !o.NotRun || o.Reason != deploy.Unchanged || o.Target.Input == nil || report.Stacks[i].Cost != nil {
+		if !o.NotRun || o.Verdict != outcome.Unchanged || o.Target.Input == nil || report.Stacks[i].Cost != nil {
 			continue
 		}
 		if d, ok := cloudlist.OfInput(o.Target.Input); ok {
@@ -90,7 +89,7 @@ func priceUnchanged(report runreport.Report, outcomes []outcome.Outcome, prices 
 // and node count), from nothing, and the fleet's monthly total counts it.
 func priceNotPreviewed(report runreport.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) {
 	for i, o := range outcomes {
-		if i >= len(report.Stacks) || o.Result != nil || o.Status != outcome.Done || !notPreviewed(o.Reason) ||
+		if i >= len(report.Stacks) || o.Result != nil || o.Status != outcome.Done || o.Verdict != outcome.NotPreviewed ||
 			o.Target.Input == nil || report.Stacks[i].Cost != nil {
 			continue
 		}
@@ -100,10 +99,6 @@ func priceNotPreviewed(report runreport.Report, outcomes []outcome.Outcome, pric
 		}
 	}
 }
-
-// notPreviewed tells the reason of a preview that did not run because a stack its manifest reads
-// is not deployed yet (deploy.Preview).
-func notPreviewed(reason string) bool { return strings.HasPrefix(reason, "not previewed") }
 
 // Streams is where each stack's engine progress goes, every line redacted (Redactor): to W as it
 // comes for one stack, or for a fleet with Verbose, each line after its stack's name so that

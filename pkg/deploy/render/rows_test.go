@@ -98,7 +98,8 @@ func fleetOutcomes(t *testing.T, command operation.Name, n int, happens map[int]
 		var o outcome.Outcome
 		switch happens[i] {
 		case unchanged:
-			o = outcome.Outcome{Target: fleetTarget(t, i, 2), Status: outcome.Done, Reason: deploy.Unchanged, NotRun: true}
+			o = outcome.Outcome{Target: fleetTarget(t, i, 2), Status: outcome.Done, Reason: deploy.Unchanged, NotRun: true,
+				Verdict: outcome.Unchanged}
 			if command == operation.Drift {
 				o.Reason = "no drift: the cloud's list shows it as its records hold it"
 			}

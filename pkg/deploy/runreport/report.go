@@ -58,6 +58,9 @@ type StackReport struct {
 	// NotRun: done without the engine, on purpose (the fleet scan found the stack unchanged, or
 	// --changed-since left it out).
 	NotRun bool `json:"notRun,omitempty"`
+	// Verdict is the outcome's (outcome.Verdict), which the text's word is read from; not in the
+	// JSON, whose reason and notRun say it.
+	Verdict outcome.Verdict `json:"-"`
 	// Changes counts the engine's steps by operation; Resources are the steps that change
 	// something.
 	Changes   map[string]int   `json:"changes,omitempty"`
@@ -131,7 +134,7 @@ func NewReport(command operation.Name, outcomes []outcome.Outcome) Report {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Name, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Pending: o.Pending, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
-			Disagreements: o.Disagreements, InPlace: o.InPlace, Readied: o.Readied, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun}
+			Disagreements: o.Disagreements, InPlace: o.InPlace, Readied: o.Readied, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun, Verdict: o.Verdict}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}

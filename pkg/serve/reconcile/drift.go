@@ -215,7 +215,7 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 	}
 	vouched := pipeline.Status(true).Around(func(c pipeline.Call) outcome.Outcome {
 		if !c.Scanned.Unchanged {
-			return outcome.NotRun(notVouched)
+			return outcome.NotRun(outcome.LeftOut, notVouched)
 		}
 		return c.Run()
 	})
