@@ -349,8 +349,8 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 // tell, which is exit 1, never 0.
 // Promise: status-exit-codes
 func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
-	upgraded := &stackstate.EngineError{Command: "preview", Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
-		Manifest: "1.31", Live: "1.32.2-do.0", Cloud: "DigitalOcean", Want: "1.32"}).Error()}
+	upgraded := stackstate.ModuleRefusal((&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
+		Manifest: "1.31", Live: "1.32.2-do.0", Cloud: "DigitalOcean", Want: "1.32"}).Error())
 	tests := []struct {
 		name         string
 		err          error

@@ -19,9 +19,9 @@ func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
 		status outcome.Status
 		field  string
 	}{
-		{"the module's refusal of the older version is drift of that field", &stackstate.EngineError{Command: "preview",
-			Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0",
-				Cloud: "DigitalOcean", Want: "1.32"}).Error()}, outcome.Drifted, "spec.kubernetesVersion"},
+		{"the module's refusal of the older version is drift of that field", stackstate.ModuleRefusal(
+			(&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0",
+				Cloud: "DigitalOcean", Want: "1.32"}).Error()), outcome.Drifted, "spec.kubernetesVersion"},
 		{"any other failure is a failure", &stackstate.EngineError{Command: "preview", Cause: "429 too many requests"}, outcome.Failed, ""},
 		{"the engine refusing to replace a protected cluster is drift", &stackstate.ProtectedError{Resources: []string{"KubernetesCluster prod"}}, outcome.Drifted, ""},
 	}

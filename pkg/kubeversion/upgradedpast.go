@@ -9,8 +9,8 @@ import (
 // would take back down (a replacement, for DigitalOcean's provider). The cloud may have upgraded
 // it (an auto-upgrade, a forced end-of-life upgrade), or it was made at that version and is being
 // adopted: the error says neither, since the module cannot tell them apart. A module refuses to
-// deploy it; drift reads the refusal back from the engine's words (ReadUpgradedPast) as the drift
-// of Field it is.
+// deploy it; the CLI reads the refusal back from the engine's words (ReadUpgradedPast, called
+// where the backend reads them and nowhere else), and drift takes it as the drift of Field it is.
 type UpgradedPastError struct {
 	// Field is the manifest's path, Manifest its version, Live the one the cluster runs.
 	Field, Manifest, Live string

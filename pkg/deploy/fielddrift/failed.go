@@ -10,12 +10,15 @@ import (
 )
 
 // UpgradedPastOf reads, from a preview's error, the module's refusal of a version the cloud
-// upgraded the cluster past: the field, the version refused and the one the cluster runs.
+// upgraded the cluster past: the field, the version refused and the one the cluster runs. The
+// backend read the refusal from the engine's words (stackstate.ModuleRefusal); this reads the
+// typed error it made of them.
 func UpgradedPastOf(err error) (field, manifest, live string, ok bool) {
-	if err == nil {
+	var past *kubeversion.UpgradedPastError
+	if !errors.As(err, &past) {
 		return "", "", "", false
 	}
-	return kubeversion.ReadUpgradedPast(err.Error())
+	return past.Field, past.Manifest, past.Live, true
 }
 
 // PreviewFailed is drift's outcome of a preview that failed with err: Drifted when the module
@@ -23,7 +26,7 @@ func UpgradedPastOf(err error) (field, manifest, live string, ok bool) {
 // is the cloud's change behind the manifest, not a failure of drift, or the engine refused to
 // replace a protected cluster; ok false for any other failure, the caller's to say.
 func PreviewFailed(err error) (_ outcome.Outcome, ok bool) {
-	field, manifest, live, ok := kubeversion.ReadUpgradedPast(err.Error())
+	field, manifest, live, ok := UpgradedPastOf(err)
 	var protected *stackstate.ProtectedError
 	if !ok && errors.As(err, &protected) {
 		return protectedDrift(protected), true

@@ -141,7 +141,13 @@ func (e *ProtectedError) Error() string {
 // module refuses some while the engine previews them (ModuleRefusal).
 type RefusedError struct {
 	Changes []diff.Change
+	// Module is the module's own typed refusal, where ModuleRefusal read one back from the
+	// engine's words (a *kubeversion.UpgradedPastError, which drift reads as the cloud's change
+	// it is): what reads it asks errors.As, never the words again. Nil otherwise.
+	Module error
 }
+
+func (e *RefusedError) Unwrap() error { return e.Module }
 
 func (e *RefusedError) Error() string {
 	var parts []string

@@ -13,14 +13,19 @@ import (
 // (upgrade.FirstStepError). The module refuses them because only it reads the live cluster; they
 // are refused changes all the same, like those refused before the engine runs, so the operation
 // ends blocked (exit 3) and not failed (exit 1), which would read as a broken cloud. nil when
-// text quotes no such refusal. A backend calls it on the words of a failed operation.
+// text quotes no such refusal. A backend calls it on the words of a failed operation: it is the
+// one place that reads them, and what it read travels typed (RefusedError.Module).
 func ModuleRefusal(text string) *RefusedError {
 	if field, running, manifest, words, ok := upgrade.ReadFirstStep(text); ok {
 		return refusedVersion(field, running, manifest, words)
 	}
 	if field, manifest, live, ok := kubeversion.ReadUpgradedPast(text); ok {
 		if words, ok := kubeversion.UpgradedPastWords(text); ok {
-			return refusedVersion(field, live, manifest, words)
+			refused := refusedVersion(field, live, manifest, words)
+			// The words give the field and both versions, not the cloud's name nor the version
+			// to set, which the reason already says in the module's words.
+			refused.Module = &kubeversion.UpgradedPastError{Field: field, Manifest: manifest, Live: live}
+			return refused
 		}
 	}
 	return nil

@@ -44,7 +44,8 @@ func deployedVersion(manifest, resolved string, autoUpgrade bool, live string, o
 		if autoUpgrade {
 			want = kubeversion.Minor(live) + " (or " + live + ")"
 		}
-		// Drift reads this refusal back as the drift it is (kubeversion.ReadUpgradedPast).
+		// The CLI reads this refusal back from the engine's words (stackstate.ModuleRefusal), and
+		// drift takes it as the drift it is.
 		return version{}, &kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: manifest, Live: live,
 			Cloud: "DigitalOcean", Want: want}
 	}
