@@ -404,6 +404,12 @@ type UpOptions struct {
 	Interactive bool
 	// Confirm shows the previewed change and asks whether to deploy it; nil answers no.
 	Confirm func(t deploytarget.Target, preview stackstate.Result) bool
+	// PreviewReplacements, with Yes, has the engine's plan tell a replacement, as on a terminal,
+	// not the effects table alone: a stack that holds resources is previewed before the up, and
+	// what the plan replaces is refused though the table calls the change in place. A stack that
+	// holds nothing has nothing to replace and is not previewed. serve's worker sets it, whose
+	// answer is always yes but whose API promises the engine's word on a replacement.
+	PreviewReplacements bool
 	// NoRefresh trusts the stack's state where the manifest did not change since its last up
 	// (--refresh=false): the cloud is not read first, so a change made in the cloud since stays
 	// unseen and unmended. By default every up reads the cloud first (one read of each resource,
@@ -633,7 +639,7 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 // update landing since has moved (Planned): the plan was checked before any stack changed, and
 // this catches what landed since.
 func (d applying) confirmed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, refresh bool, adopted []string, opts UpOptions) *outcome.Outcome {
-	if opts.Yes {
+	if opts.Yes && (!opts.PreviewReplacements || len(st.Resources()) == 0) {
 		if stop := d.unaskedReplacement(ctx, t, s, st, refresh, nil, opts); stop != nil {
 			return stop
 		}
@@ -651,7 +657,7 @@ func (d applying) confirmed(ctx context.Context, t deploytarget.Target, s stacks
 		if stop := d.unaskedReplacement(ctx, t, s, st, refresh, &preview, opts); stop != nil {
 			return stop
 		}
-		if preview.Changed() != "" {
+		if preview.Changed() != "" && !opts.Yes {
 			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
 				return &outcome.Outcome{Status: outcome.Blocked, Reason: reason, Result: &preview}
 			}

@@ -192,6 +192,71 @@ func TestUpWithYesRunsNoExtraPreviewWhenNoFieldThatReplacesChanged(t *testing.T)
 	}
 }
 
+// serve's worker answers yes but promises the engine's word on a replacement: with
+// PreviewReplacements, up --yes of a stack that holds resources previews it first and refuses
+// what the engine would replace, as a yes at a terminal does, even where the effects table calls
+// the change in place or the stack recorded no manifest to compare with; nothing is asked, and
+// a new stack, which holds nothing to replace, is not previewed.
+func TestUpWithYesAndPreviewReplacementsRefusesWhatTheEnginePlansToReplace(t *testing.T) {
+	ctx := context.Background()
+	tagged := []string{"region: fra1", "region: fra1\n  tags: [team-a]"}
+	asTerminal := deploy.UpOptions{Interactive: true}
+	previewing := deploy.UpOptions{Yes: true, PreviewReplacements: true}
+	tests := []struct {
+		name   string
+		change []string
+		opts   deploy.UpOptions
+		// unrecorded leaves the stack without the manifest it deployed, as an up that failed
+		// before the engine recorded its outputs does.
+		unrecorded bool
+		want       outcome.Status
+	}{
+		{"a replacement the table calls in place is refused", tagged, previewing, false, outcome.Blocked},
+		{"a yes at a terminal refuses the same", tagged, asTerminal, false, outcome.Blocked},
+		{"a replacement on a stack that recorded no manifest is refused", []string{"region: fra1", "region: ams3"}, previewing, true, outcome.Blocked},
+		{"a yes at a terminal refuses the same there", []string{"region: fra1", "region: ams3"}, asTerminal, true, outcome.Blocked},
+		{"a change in place deploys unasked", []string{"nodeCount: 2", "nodeCount: 3"}, previewing, false, outcome.Done},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, b := deployer()
+			b.Replaces("region")
+			b.Replaces("tags")
+			c := cluster(t)
+			mustUp(ctx, t, d, c)
+			if tt.unrecorded {
+				b.SetOutput(c.Key(), deploytarget.ManifestOutput, "", false)
+			}
+			updates, previews := calls(b, "update"), calls(b, "preview")
+			asked := false
+			tt.opts.Confirm = func(deploytarget.Target, stackstate.Result) bool { asked = true; return true }
+			o := d.Up(ctx, cluster(t, tt.change...), tt.opts)
+			if o.Status != tt.want || asked {
+				t.Fatalf("up = %s (%q, %v), asked %t; want %s, not asked", o.Status, o.Reason, o.Err, asked, tt.want)
+			}
+			if n := calls(b, "preview") - previews; n != 1 {
+				t.Errorf("up of a stack that holds a cluster previewed %d times, want once: %v", n, b.Calls())
+			}
+			if deployed := calls(b, "update") > updates; deployed != (tt.want == outcome.Done) {
+				t.Errorf("the engine's up ran: %t, want %t: %v", deployed, tt.want == outcome.Done, b.Calls())
+			}
+			var unasked *replace.UnaskedError
+			if tt.want == outcome.Blocked && !errors.As(o.Err, &unasked) {
+				t.Errorf("the refusal %v is no unasked replacement", o.Err)
+			}
+		})
+	}
+	t.Run("a new stack is deployed with no preview", func(t *testing.T) {
+		d, b := deployer()
+		if o := d.Up(ctx, cluster(t), previewing); o.Status != outcome.Done {
+			t.Fatalf("up of a new stack: %s %v", o.Status, o.Err)
+		}
+		if n := calls(b, "preview"); n != 0 {
+			t.Errorf("up of a new stack previewed %d times, want none: %v", n, b.Calls())
+		}
+	})
+}
+
 // Promise: destroy-refuses-protected-cluster
 // Promise: readme-destroy-refuses-protected-cluster
 func TestAProtectedClusterIsNeitherReplacedNorDestroyedAndDestroyDoesNotAskTheEngine(t *testing.T) {
