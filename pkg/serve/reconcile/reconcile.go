@@ -191,15 +191,16 @@ type reconciled struct {
 
 // step is the pipeline's step of the reconcile: an up, whose outcome is the step's.
 func (r *reconciled) step() pipeline.Step {
-	// The API's write says yes to a change made in place, or to a pool's rotation, never to a
-	// replacement: a cluster or pool replaced takes its nodes (and a cluster its pools) with it,
-	// so the API leaves that to someone who means it (clusterplane up on the manifest).
-	// AllowReplace is left empty: up refuses a replacement before the question (package
-	// replace), so the question is asked only of changes in place and of a pool's rotation (a
-	// surge pool, the old one drained onto it and deleted, where the engine would replace it).
-	opts := deploy.UpOptions{Interactive: true, Message: markOf(r.o), Confirm: func(deploytarget.Target, stackstate.Result) bool {
-		return true
-	}}
+	// The API's write is the yes, as --yes is clusterplane up's: a change in place, or a pool's
+	// rotation (a surge pool, the old one drained onto it and deleted, where the engine would
+	// replace it), deploys with no question to preview for. Never a replacement: a cluster or
+	// pool replaced takes its nodes (and a cluster its pools) with it, so the API leaves that to
+	// someone who means it (clusterplane up --allow-replace). AllowReplace is left empty, and
+	// the engine's plan, not the effects table alone, tells a replacement: a stack that holds
+	// resources is previewed before its up, as at a terminal, so that a change the table calls
+	// in place but the engine would replace is refused too. A new stack holds nothing to replace
+	// and goes straight to its up.
+	opts := deploy.UpOptions{Yes: true, PreviewReplacements: true, Message: markOf(r.o)}
 	return pipeline.Up(opts).Around(r.around)
 }
 
