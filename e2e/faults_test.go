@@ -155,7 +155,7 @@ func TestACivoThrottledUpIsRunAgainAndMakesOneCluster(t *testing.T) {
 
 // A cloud's rate limit outlasting clusterplane's own waits (30 s in all): the plugins' errors do
 // not carry the Retry-After, so clusterplane asks the cloud before running the operation again
-// and waits what it says (deploy.CloudRetryAfter). Without asking, all five attempts fall within
+// and waits what it says (retry.CloudRetryAfter). Without asking, all five attempts fall within
 // the limit and the refresh fails.
 func TestARefreshUnderARateLimitWaitsWhatTheCloudAsksAndGetsThrough(t *testing.T) {
 	t.Parallel()

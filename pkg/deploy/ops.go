@@ -41,11 +41,12 @@ type Deployer struct {
 	// Progress is where a target's engine progress goes; nil (or a nil writer) for none.
 	Progress func(t deploytarget.Target) io.Writer
 	// RetryWaits are the waits before running again an operation the cloud turned away for now
-	// (retry.go); nil for DefaultRetryWaits.
+	// (package retry); nil for retry.DefaultWaits.
 	RetryWaits []time.Duration
 	// Throttled, when set, is how long the target's cloud asks to be left alone before it takes
-	// requests again, 0 when it takes them now (CloudRetryAfter): after an operation failed with a
-	// 429, the next attempt waits at least that, up to MaxThrottleWait. nil waits RetryWaits only.
+	// requests again, 0 when it takes them now (retry.CloudRetryAfter): after an operation failed
+	// with a 429, the next attempt waits at least that, up to retry.MaxThrottleWait. nil waits
+	// RetryWaits only.
 	Throttled func(ctx context.Context, t deploytarget.Target) time.Duration
 	// Pace, when set, holds each paced operation (adopt, refresh, drift) until its requests fit
 	// its cloud's rate limit (NewPacer).

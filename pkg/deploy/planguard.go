@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/retry"
 	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
@@ -119,7 +120,7 @@ func PlanGuard(p *savedplan.Plan, allow replace.Allowed, parallel int, timeout t
 			return nil, errors.Errorf("the plan holds %s, which no manifest given deploys: give every manifest the plan was "+
 				"made from, or none to take the plan's files", strings.Join(missing, ", "))
 		}
-		d := &Deployer{Backend: b, Throttled: CloudRetryAfter}
+		d := &Deployer{Backend: b, Throttled: retry.CloudRetryAfter}
 		q := queue.Queue{Parallel: parallel, StackTimeout: timeout}
 		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 			planned := p.Stack(t.Key())

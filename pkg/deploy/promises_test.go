@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/retry"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -41,11 +42,11 @@ func TestARotationIsRefusedOnABackendThatCannotHoldTheStacksLock(t *testing.T) {
 // Promise: retries-four-more-within-thirty-seconds
 func TestAnOperationTurnedAwayRunsAgainAtMostFourMoreTimesWithinThirtySeconds(t *testing.T) {
 	var total time.Duration
-	for _, w := range deploy.DefaultRetryWaits {
+	for _, w := range retry.DefaultWaits {
 		total += w
 	}
-	if len(deploy.DefaultRetryWaits) != 4 || total > 30*time.Second {
-		t.Errorf("DefaultRetryWaits = %v (%s in all), want four more attempts within 30s", deploy.DefaultRetryWaits, total)
+	if len(retry.DefaultWaits) != 4 || total > 30*time.Second {
+		t.Errorf("retry.DefaultWaits = %v (%s in all), want four more attempts within 30s", retry.DefaultWaits, total)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/retry"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/changed"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -385,7 +386,7 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 		}
 		return outcomes, nil
 	}
-	d := &deploy.Deployer{Backend: b, Throttled: deploy.CloudRetryAfter, Say: r.Say, Scanned: scanned, Rotating: r.Rotating}
+	d := &deploy.Deployer{Backend: b, Throttled: retry.CloudRetryAfter, Say: r.Say, Scanned: scanned, Rotating: r.Rotating}
 	if r.Progress != nil {
 		d.Progress = r.Progress(len(sorted))
 	}
