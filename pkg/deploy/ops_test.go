@@ -196,12 +196,16 @@ func TestUpWithYesRunsNoExtraPreviewWhenNoFieldThatReplacesChanged(t *testing.T)
 // PreviewReplacements, up --yes of a stack that holds resources previews it first and refuses
 // what the engine would replace, as a yes at a terminal does, even where the effects table calls
 // the change in place or the stack recorded no manifest to compare with; nothing is asked, and
-// a new stack, which holds nothing to replace, is not previewed.
+// a new stack, which holds nothing to replace, is not previewed. A plain yes takes the effects
+// table's word where the stack recorded what it deployed, and asks the engine where it did not.
+// Promise: up-refuses-unasked-replacement
 func TestUpWithYesAndPreviewReplacementsRefusesWhatTheEnginePlansToReplace(t *testing.T) {
 	ctx := context.Background()
 	tagged := []string{"region: fra1", "region: fra1\n  tags: [team-a]"}
 	asTerminal := deploy.UpOptions{Interactive: true}
 	previewing := deploy.UpOptions{Yes: true, PreviewReplacements: true}
+	yes := deploy.UpOptions{Yes: true}
+	moved := []string{"region: fra1", "region: ams3"}
 	tests := []struct {
 		name   string
 		change []string
@@ -210,12 +214,16 @@ func TestUpWithYesAndPreviewReplacementsRefusesWhatTheEnginePlansToReplace(t *te
 		// before the engine recorded its outputs does.
 		unrecorded bool
 		want       outcome.Status
+		previews   int
 	}{
-		{"a replacement the table calls in place is refused", tagged, previewing, false, outcome.Blocked},
-		{"a yes at a terminal refuses the same", tagged, asTerminal, false, outcome.Blocked},
-		{"a replacement on a stack that recorded no manifest is refused", []string{"region: fra1", "region: ams3"}, previewing, true, outcome.Blocked},
-		{"a yes at a terminal refuses the same there", []string{"region: fra1", "region: ams3"}, asTerminal, true, outcome.Blocked},
-		{"a change in place deploys unasked", []string{"nodeCount: 2", "nodeCount: 3"}, previewing, false, outcome.Done},
+		{"a replacement the table calls in place is refused", tagged, previewing, false, outcome.Blocked, 1},
+		{"a yes at a terminal refuses the same", tagged, asTerminal, false, outcome.Blocked, 1},
+		{"a replacement on a stack that recorded no manifest is refused", moved, previewing, true, outcome.Blocked, 1},
+		{"a yes at a terminal refuses the same there", moved, asTerminal, true, outcome.Blocked, 1},
+		{"a plain yes refuses the same there too", moved, yes, true, outcome.Blocked, 1},
+		{"a change in place deploys unasked", []string{"nodeCount: 2", "nodeCount: 3"}, previewing, false, outcome.Done, 1},
+		{"a plain yes deploys a change the table calls in place with no preview", []string{"nodeCount: 2", "nodeCount: 3"}, yes, false, outcome.Done, 0},
+		{"a plain yes previews a replacement the table names and refuses it", moved, yes, false, outcome.Blocked, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,8 +242,8 @@ func TestUpWithYesAndPreviewReplacementsRefusesWhatTheEnginePlansToReplace(t *te
 			if o.Status != tt.want || asked {
 				t.Fatalf("up = %s (%q, %v), asked %t; want %s, not asked", o.Status, o.Reason, o.Err, asked, tt.want)
 			}
-			if n := calls(b, "preview") - previews; n != 1 {
-				t.Errorf("up of a stack that holds a cluster previewed %d times, want once: %v", n, b.Calls())
+			if n := calls(b, "preview") - previews; n != tt.previews {
+				t.Errorf("up of a stack that holds a cluster previewed %d times, want %d: %v", n, tt.previews, b.Calls())
 			}
 			if deployed := calls(b, "update") > updates; deployed != (tt.want == outcome.Done) {
 				t.Errorf("the engine's up ran: %t, want %t: %v", deployed, tt.want == outcome.Done, b.Calls())

@@ -19,6 +19,10 @@ import (
 // whose plan is final (a value the cloud already holds replaces nothing). The fields that replace
 // are ones the clouds cannot change in place (a pool's size, a cluster's region), so a
 // replacement comes from the manifest, not from the cloud: an unchanged field costs no preview.
+// The table's rows are held against the providers' schemas (package effects), which is why its
+// word is taken where the stack recorded what it deployed. A stack that holds resources but
+// recorded no manifest (a first up that failed before its outputs were written) gives the table
+// nothing to compare, so the engine is asked there too.
 func (d applying) unaskedReplacement(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, refresh bool, preview *stackstate.Result, opts UpOptions) *outcome.Outcome {
 	if opts.AllowReplace.Allows([]string{t.Name, t.Project}, t.MetadataName()) {
 		return nil
@@ -29,7 +33,7 @@ func (d applying) unaskedReplacement(ctx context.Context, t deploytarget.Target,
 		return &o
 	}
 	if preview == nil {
-		if len(paths) == 0 {
+		if len(paths) == 0 && !unvouched(t, st) {
 			return nil
 		}
 		res, err := s.Preview(ctx, stackstate.Options{Refresh: refresh})
@@ -51,4 +55,14 @@ func refusedReplacement(t deploytarget.Target, res stackstate.Result, paths []st
 	}
 	err := &replace.UnaskedError{Kind: t.Name, Name: t.MetadataName(), Replaced: replaced, Paths: paths}
 	return &outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + strings.Join(replaced, ", "), Err: err, Result: &res}
+}
+
+// unvouched tells that the stack holds resources the effects table cannot speak for, because the
+// stack recorded no manifest to compare the target's with.
+func unvouched(t deploytarget.Target, st stackstate.State) bool {
+	if len(st.Resources()) == 0 {
+		return false
+	}
+	since, err := t.SinceDeployed(st.Outputs())
+	return err == nil && since == nil
 }
