@@ -258,10 +258,12 @@ kube:
 # End-to-end tests: the programs deployed on the real engine with the real DigitalOcean and Civo
 # provider plugins against loopback clouds (pkg/loopback/fakedo, pkg/loopback/fakecivo), offline, each in a
 # temporary Pulumi home and file backend; and the operator export created on a real API server.
+# Then what package autostack reads of a stack without the CLI, against what the real CLI says.
 # The files tagged e2e are vetted here, with every analyzer: `go vet ./...` leaves them out.
 e2e: engine kube
-	go vet -tags e2e ./e2e/...
+	go vet -tags e2e ./e2e/... ./pkg/deploy/autostack/
 	$(GOTEST) -tags e2e -count=1 -parallel 8 -timeout 75m ./e2e/...
+	$(GOTEST) -tags e2e -count=1 -timeout 10m -run 'TheRealCLISays' ./pkg/deploy/autostack/
 
 # The quickstart: every example manifest deployed into the sandbox (clusterplane sandbox: loopback
 # DigitalOcean and Civo APIs, a file backend, no account or token; docs/sandbox.md), then their

@@ -673,10 +673,12 @@ func indent(text string) string {
 	return "  " + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n  ") + "\n"
 }
 
-// statusFromRecordsAgrees checks that status, which reads the stack's state and history from the
-// backend's files itself, says what status says through the Pulumi CLI: status --drift opens the
-// stack and has the CLI read both (stack export, stack history). Only what --drift adds is left
-// out: the Drifted condition, and a Ready it turns to OrphanPool.
+// statusFromRecordsAgrees checks that status, which reads the stack's records from the backend's
+// files itself, says what status --drift says, which opens the stack through the Automation API.
+// Only what --drift adds is left out: the Drifted condition, and a Ready it turns to OrphanPool.
+// An opened stack's state and last update are read from the files too where they can be: that
+// those reads are what `pulumi stack export` and `stack history` say is held in package autostack
+// (TestAStacksStateAndLastUpdateReadHereAreWhatTheRealCLISays, which make e2e runs).
 func (e *env) statusFromRecordsAgrees(file string) {
 	e.t.Helper()
 	read := func(args ...string) map[string]any {

@@ -133,3 +133,55 @@ func TestAStackAFileBackendSurelyLacksIsNotDeployedWithoutAskingTheCLI(t *testin
 		})
 	}
 }
+
+// An up reads its stack's state before the engine runs and again after, and its last update:
+// each a `pulumi stack export` or `stack history`, a process of about a second. A file backend's
+// stack whose records are read here is read without the CLI, as the CLI would give it; where the
+// CLI might say otherwise (a checkpoint with features, of another version, cut short, or a stack
+// with no deployment yet), it is asked.
+func TestAStacksStateAndLastUpdateAreReadWithoutTheCLIWhereTheBackendsFilesAreReadHere(t *testing.T) {
+	withFeatures := strings.Replace(checkpoint, `{"version":3,`, `{"version":3,"features":["x"],`, 1)
+	tests := []struct {
+		name, state string
+		// export is what the CLI is asked for the state: "" when it is read here.
+		export string
+	}{
+		{"a checkpoint of version 3 is read here", checkpoint, ""},
+		{"a checkpoint with features is the CLI's to export", withFeatures, "stack_export"},
+		{"a checkpoint of another version is the CLI's to export", strings.Replace(checkpoint, `"version":3`, `"version":4`, 1), "stack_export"},
+		{"a checkpoint cut short is the CLI's to export", checkpoint[:40], "stack_export"},
+		{"a stack with no deployment yet is the CLI's to export", `{"version":3,"checkpoint":{"stack":"organization/p/s"}}`, "stack_export"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, text := range map[string]string{".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": tt.state,
+				".pulumi/history/p/s/s-1764064800000000000.history.json": updated} {
+				path := filepath.Join(root, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, commands := fakeStack(t)
+			s.backend, s.project = &Backend{url: "file://" + root}, "p"
+			ctx := context.Background()
+			state, _ := s.Export(ctx)
+			if got := strings.Join(commands(), " "); got != tt.export {
+				t.Errorf("reading the state, the CLI ran %q, want %q", got, tt.export)
+			}
+			if tt.export == "" {
+				st, err := stackstate.StateOf(state)
+				if err != nil || len(st.Deployment.Resources) != 1 || stackstate.StringOutput(st.Outputs(), "clusterplane_generation") != "abc" {
+					t.Errorf("the state read here: %+v, %v; want the checkpoint's one resource and its output", st.Deployment, err)
+				}
+			}
+			last, err := s.LastUpdate(ctx)
+			if got := strings.Join(commands(), " "); got != "" || err != nil || last == nil || last.Result != "succeeded" {
+				t.Errorf("reading the last update: %+v, %v, and the CLI ran %q; want the history's update and no CLI", last, err, got)
+			}
+		})
+	}
+}

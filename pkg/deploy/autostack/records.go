@@ -109,6 +109,33 @@ func (b *Backend) LastUpdate(ctx context.Context, project, stack string) (*stack
 	return nil, errors.Wrap(deploy.ErrRecordsUnread, b.redactor().Error(err).Error())
 }
 
+// stateRead reads stack <project>/<stack>'s state from the backend's storage as `pulumi stack
+// export` gives it: the checkpoint's latest deployment, as written, of version 3 (diy/backend.go
+// ExportDeployment, v3.259.0). ok is false wherever the CLI's answer might differ or only the CLI
+// can say what went wrong: no store read here, another layout, a form or a checkpoint that
+// checkpointOf does not read (features, another version, a file cut short), no deployment yet.
+func (b *Backend) stateRead(ctx context.Context, project, stack string) (state apitype.UntypedDeployment, ok bool) {
+	if b == nil {
+		return state, false
+	}
+	store, err := b.blobs(ctx)
+	if err != nil {
+		return state, false
+	}
+	if meta, err := store.read(ctx, metaFile); err != nil || !projectScoped(meta) {
+		return state, false
+	}
+	data, err := readStackState(ctx, store, project, stack)
+	if err != nil {
+		return state, false
+	}
+	c, ok := checkpointOf(data)
+	if !ok || len(c.latest) == 0 || string(c.latest) == "null" {
+		return state, false
+	}
+	return apitype.UntypedDeployment{Version: 3, Deployment: c.latest}, true
+}
+
 // blobs is the backend's store when clusterplane reads it directly: a local folder, or a
 // PostgreSQL table (connected once for the backend's life).
 func (b *Backend) blobs(ctx context.Context) (blobs, error) {

@@ -191,8 +191,13 @@ func (s *stackOf) Outputs(ctx context.Context) (map[string]stackstate.Output, er
 	return out, nil
 }
 
-// Export reads the stack's state.
+// Export reads the stack's state: from the backend's storage where it is read here (stateRead),
+// which starts no CLI (`pulumi stack export` is a second of a process for each read, and an up
+// reads the state before and after the engine), else through the CLI.
 func (s *stackOf) Export(ctx context.Context) (apitype.UntypedDeployment, error) {
+	if state, ok := s.backend.stateRead(ctx, s.project, s.stack); ok {
+		return state, nil
+	}
 	state, err := s.auto.Export(ctx)
 	return state, classify(ctx, "read the stack's state", err, "", s.backend, s)
 }
@@ -205,6 +210,12 @@ func (s *stackOf) Import(ctx context.Context, state apitype.UntypedDeployment) e
 // LastUpdate is the stack's latest update or destroy: refreshes and imports leave what was
 // deployed as it was.
 func (s *stackOf) LastUpdate(ctx context.Context) (*stackstate.Update, error) {
+	if s.backend != nil {
+		// Read from the backend's history where it is read here, as the CLI would read it.
+		if last, err := s.backend.LastUpdate(ctx, s.project, s.stack); err == nil {
+			return last, nil
+		}
+	}
 	history, err := s.auto.History(ctx, 10, 1, opthistory.ShowSecrets(false))
 	if err != nil {
 		return nil, classify(ctx, "read the stack's history", err, "", s.backend, s)
