@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	v1 "github.com/clusterplane/clusterplane/karpenter/pkg/apis/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
@@ -47,11 +46,13 @@ const civoHours = 730
 
 // Civo is Civo's Kubernetes API: its clusters, regions and sizes through civo.Client, its pools
 // through Civo's one pool client (pkg/cloud/civo/pools), one a region, since Civo's pool calls are
-// per region.
+// per region. Every request goes through the civo.Client's one cloudapi client: one retry rule
+// (retryRule), one count.
 type Civo struct {
-	// api asks a refused read again.
+	// api asks a refused request again (a create after a 429 only: cloudapi never sends a POST
+	// again after a 5xx or a lost answer).
 	api *civo.Client
-	// base and token make the pool clients.
+	// base and token name the pool clients' API; they send through api's cloudapi client.
 	base, token string
 	// host is the API's host, named in an error that got no answer.
 	host string
@@ -73,16 +74,17 @@ func NewCivo(base, token string) *Civo {
 	}
 }
 
-// poolsIn is the pool client of region, made on first use. Its retries are the reads' rule
-// (retryRule's: three more after a 429 or a 5xx, from half a second); it sends a create again
-// only after a 429, which CreateOnce's look-and-send-again loop is for.
+// poolsIn is the pool client of region, made on first use. It sends through api's cloudapi
+// client, so its requests are asked again by retryRule and counted with the others; a create
+// that got a 5xx or no answer is not sent again by it, which CreateOnce's look-and-send-again
+// loop is for.
 func (c *Civo) poolsIn(region string) (*pools.Client, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p, ok := c.pools[region]; ok {
 		return p, nil
 	}
-	p, err := pools.New(c.token, c.base, region, pools.WithRetries(4, 500*time.Millisecond, 2*time.Second))
+	p, err := pools.New(c.token, c.base, region, pools.WithAPI(c.api.API()))
 	if err != nil {
 		return nil, err
 	}
@@ -96,16 +98,8 @@ func (c *Civo) Name() string { return string(civo.ID) }
 // ProviderIDPrefix is civo://.
 func (c *Civo) ProviderIDPrefix() string { return CivoProviderIDPrefix }
 
-// Requests is how many requests went to Civo.
-func (c *Civo) Requests() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.api.Requests()
-	for _, p := range c.pools {
-		n += p.Requests()
-	}
-	return n
-}
+// Requests is how many requests went to Civo, the pools' included: they share api's count.
+func (c *Civo) Requests() int { return c.api.Requests() }
 
 // FindCluster looks in region, or in every region the account may use when region is "". Civo's
 // regions list spells codes in upper case (LON1), clusterplane in lower case (lon1); region is

@@ -159,3 +159,41 @@ func TestAMarkIsWrittenAsThePoolsInTheCloudCarryIt(t *testing.T) {
 		t.Error("IsMark takes a mark alone, in lower case")
 	}
 }
+
+// Civo's pool calls and its other calls go through one client: a pool read answered 503 is asked
+// again by the provider's one retry rule, and Requests counts every request Civo was sent.
+func TestCivosPoolRequestsShareItsOneClientsRetryRuleAndCount(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		failures  int
+		wantErr   bool
+		wantAsked int // pool reads Civo was sent
+	}{
+		{"a pool read answered 503 once is asked again and gets through", 1, false, 2},
+		{"a pool read answered 503 every time gives up after the rule's three more", 100, true, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := testbed.Civo(t)
+			b.Civo.Reset()
+			before := b.Cloud.Requests()
+			pools := "/v2/kubernetes/clusters/" + b.Cluster.ID + "/pools"
+			b.Civo.Inject(fakecloud.Fault{Method: http.MethodGet, Path: pools, Status: http.StatusServiceUnavailable, Times: tc.failures})
+			_, err := b.Cloud.Pools(context.Background(), b.Cluster)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("got error %v, want one: %v", err, tc.wantErr)
+			}
+			asked := 0
+			for _, r := range b.Civo.Requests(http.MethodGet) {
+				if r.Path == pools {
+					asked++
+				}
+			}
+			if asked != tc.wantAsked {
+				t.Errorf("Civo was sent %d pool reads, want %d", asked, tc.wantAsked)
+			}
+			if got, sent := b.Cloud.Requests()-before, len(b.Civo.Requests("")); got != sent {
+				t.Errorf("the provider counted %d requests, Civo was sent %d", got, sent)
+			}
+		})
+	}
+}

@@ -61,6 +61,10 @@ func New(base, token string, o Options) *Client {
 // Requests is how many requests went to Civo, retries included.
 func (c *Client) Requests() int { return c.api.Requests() }
 
+// API is the cloudapi client the Client sends through, for a pool client (pools.WithAPI) that is
+// to share its retry rule, its timeout and its count.
+func (c *Client) API() *cloudapi.Client { return c.api }
+
 // pages is the one pager of Civo's lists: it reads path page by page, PerPage items a page, with
 // the query q (the region), and hands each page's items to each. It stops after the last page
 // (page reaches pages, or no items) or when each says no more, and fails past c.maxPages pages.

@@ -100,7 +100,8 @@ func (c *Client) Requests() int { return int(c.requests.Load()) }
 // Do sends method path (with its query) and decodes a 2xx answer into out: nothing when out is
 // nil, the raw bytes when out is a *[]byte, else its JSON. body, when not nil, is sent as JSON (a
 // []byte as it is). A refused request is asked again as the client's Retry says. A non-2xx answer
-// is an *Error; StatusOf and IsNotFound read it.
+// is an *Error; StatusOf and IsNotFound read it. A POST whose answer was lost or a 5xx is never
+// asked again, whatever the rule (mayBeDone).
 func (c *Client) Do(ctx context.Context, method, path string, body, out any) error {
 	var payload []byte
 	switch b := body.(type) {
@@ -133,7 +134,11 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 		if err == nil {
 			err = &Error{Method: method, Path: pathOnly(path), Status: status, Message: c.message(status, data)}
 		}
-		wait, again := c.retry(ctx, attempt, asked(method, status), header)
+		var wait time.Duration
+		again := false
+		if !mayBeDone(method, status) {
+			wait, again = c.retry(ctx, attempt, asked(method, status), header)
+		}
 		if !again {
 			if attempt > 0 && retryable(status) {
 				return errors.Wrapf(err, "gave up after %d attempts", attempt+1)
@@ -253,17 +258,11 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s %s: HTTP %d %s", e.Method, e.Path, e.Status, e.Message)
 }
 
-// StatusOf is the HTTP status of the API's refusal in err; 0 when err is none. A cloud's own
-// client whose errors say their status (HTTPStatus, as pkg/cloud/civo/pools's do) is read too, so
-// that a caller tells a refusal from no answer the same way over either client.
+// StatusOf is the HTTP status of the API's refusal in err; 0 when err is none or no answer came.
 func StatusOf(err error) int {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Status
-	}
-	var s interface{ HTTPStatus() int }
-	if errors.As(err, &s) {
-		return s.HTTPStatus()
 	}
 	return 0
 }

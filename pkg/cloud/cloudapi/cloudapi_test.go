@@ -107,15 +107,21 @@ func TestAnAPIThatDoesNotAnswerIsSaidSoWithoutItsURL(t *testing.T) {
 func TestARefusedRequestIsAskedAgainAsTheRuleSaysAndCounted(t *testing.T) {
 	tests := []struct {
 		name      string
+		method    string
 		rule      cloudapi.Retry
 		statuses  []int // the API's answers in turn; the last repeats
 		wantAsked int
 		wantErr   string // "" for success
 	}{
-		{"a 429 then an answer", cloudapi.Patient(4, time.Minute), []int{429, 200}, 2, ""},
-		{"a 503 for ever gives up", cloudapi.Backoff(2, time.Millisecond), []int{503}, 3, "gave up after 3 attempts: POST /v2/x: HTTP 503 service unavailable"},
-		{"a 404 is not asked again", cloudapi.Patient(4, time.Minute), []int{404}, 1, "POST /v2/x: HTTP 404 not found"},
-		{"no rule asks once", nil, []int{429, 200}, 1, "POST /v2/x: HTTP 429 too many requests"},
+		{"a 429 then an answer", "POST", cloudapi.Patient(4, time.Minute), []int{429, 200}, 2, ""},
+		{"a 503 for ever gives up", "PUT", cloudapi.Backoff(2, time.Millisecond), []int{503}, 3, "gave up after 3 attempts: PUT /v2/x: HTTP 503 service unavailable"},
+		{"a 404 is not asked again", "POST", cloudapi.Patient(4, time.Minute), []int{404}, 1, "POST /v2/x: HTTP 404 not found"},
+		{"no rule asks once", "POST", nil, []int{429, 200}, 1, "POST /v2/x: HTTP 429 too many requests"},
+		// Promise: cloud-client-never-resends-an-unclear-create
+		{"a create answered 503 is not sent again whatever the rule, since the cloud may have made it", "POST",
+			cloudapi.Patient(4, time.Minute), []int{503, 200}, 1, "POST /v2/x: HTTP 503 service unavailable"},
+		{"a create answered 503 is not sent again by a backoff either", "POST",
+			cloudapi.Backoff(3, time.Millisecond), []int{503, 200}, 1, "POST /v2/x: HTTP 503 service unavailable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,7 +137,7 @@ func TestARefusedRequestIsAskedAgainAsTheRuleSaysAndCounted(t *testing.T) {
 			}))
 			defer server.Close()
 			c := cloudapi.New(server.URL, cloudapi.Bearer(token), cloudapi.Options{Retry: tt.rule})
-			err := c.Do(context.Background(), http.MethodPost, "/v2/x", map[string]int{"n": 1}, nil)
+			err := c.Do(context.Background(), tt.method, "/v2/x", map[string]int{"n": 1}, nil)
 			if (tt.wantErr == "" && err != nil) || (tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr)) {
 				t.Errorf("error %v, want %q", err, tt.wantErr)
 			}

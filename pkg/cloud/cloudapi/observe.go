@@ -27,9 +27,10 @@ var (
 
 // Observe calls f after every request any Client of this process sends (each attempt of a
 // retried request counts), from the sending goroutine, with the request's context (which
-// carries the caller's span, when traces are on): f must be quick and safe for concurrent use. A process's metrics count its cloud requests here: every
-// Client calls f, and the one client that sends its own requests (Civo's pools,
-// pkg/cloud/civo/pools) tells it through Notify. The returned function stops the calls.
+// carries the caller's span, when traces are on): f must be quick and safe for concurrent use. A
+// process's metrics count its cloud requests here: every cloud client of clusterplane, Civo's
+// pools (pkg/cloud/civo/pools) included, sends through a Client. The returned function stops the
+// calls.
 func Observe(f func(context.Context, Request)) (stop func()) {
 	key := &f
 	observersMu.Lock()
@@ -41,10 +42,6 @@ func Observe(f func(context.Context, Request)) (stop func()) {
 		observersMu.Unlock()
 	}
 }
-
-// Notify tells the observers of a request sent by a client of a cloud's own (Civo's pools
-// client), so that they count every cloud request of the process.
-func Notify(ctx context.Context, r Request) { notify(ctx, r) }
 
 func notify(ctx context.Context, r Request) {
 	observersMu.RLock()

@@ -26,6 +26,15 @@ func asked(method string, status int) int {
 	return status
 }
 
+// mayBeDone says a request of method that got status may have been carried out, so that no rule
+// may ask it again: a POST (a create) answered 5xx or not at all. The cloud can make the thing and
+// still answer 5xx, or the answer can be lost; sent again, the create makes a second thing, billed
+// until someone finds it. A caller that must have the thing looks for it first (CreateOnce). A 429
+// was turned away unread, so a rule may ask it again.
+func mayBeDone(method string, status int) bool {
+	return method == http.MethodPost && (status == 0 || status >= 500)
+}
+
 // Never asks nothing again: for a request whose caller decides (a tag that must not be sent twice
 // unseen).
 func Never(context.Context, int, int, http.Header) (time.Duration, bool) { return 0, false }

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -153,7 +154,7 @@ func TestCheckRefusesWhatCivoWouldRefuseOrNeverConverges(t *testing.T) {
 func server(t *testing.T, f *fakecivo.Civo) *componentprovider.Server {
 	t.Helper()
 	s := componentprovider.New(nil, "0.0.0", nil, nil, poolresource.Custom(
-		pools.WithPollInterval(time.Millisecond), pools.WithRetries(3, time.Millisecond, 2*time.Millisecond)))
+		pools.WithPollInterval(time.Millisecond), pools.WithRetry(cloudapi.Backoff(2, time.Millisecond))))
 	if _, err := s.Configure(context.Background(), &pulumirpc.ConfigureRequest{Variables: map[string]string{
 		"clusterplane:config:civoToken": token, "clusterplane:config:civoApiUrl": f.URL(),
 	}}); err != nil {

@@ -1,17 +1,14 @@
 package pools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/civo/civogo"
@@ -27,41 +24,32 @@ const DefaultWaitTimeout = 20 * time.Minute
 // and a connection that hangs must fail the request rather than the whole wait.
 const DefaultRequestTimeout = time.Minute
 
-// userAgent names the client to Civo.
-const userAgent = "clusterplane-civopool/v1"
-
-// transport is shared by every Client, so that the Clients made one per operation reuse
-// connections rather than each opening (and leaving open) its own. civogo v0.3.89 made a new
-// Transport per request and took no context, which is why the requests are made here.
-var transport = func() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.Proxy = http.ProxyFromEnvironment
-	return t
-}()
+// DefaultRetry is the retry rule of a Client given none: a 429 or a 5xx (a read's lost answer as
+// a 5xx) asked again up to four more times, after 1s, 2s, 4s and 8s.
+var DefaultRetry = cloudapi.Backoff(4, time.Second)
 
 // Client manages node pools in one Civo region through one API URL and token.
 // It is safe for concurrent use.
 type Client struct {
-	token, apiURL, region string
-	http                  *http.Client
-	// requests counts the requests sent, retries included.
-	requests atomic.Int64
+	token, region string
+	// api sends every request: its transport, its retry rule, its count and its observers
+	// (cloudapi.Observe) are the ones of every other cloud request of the process.
+	api *cloudapi.Client
 
 	requestTimeout time.Duration
+	retry          cloudapi.Retry
+	shared         *cloudapi.Client
 
 	pollInterval time.Duration
 	waitTimeout  time.Duration
-	attempts     int
-	backoff      time.Duration
-	maxBackoff   time.Duration
 }
+
+// Option configures a Client.
+type Option func(*Client)
 
 // WithRequestTimeout sets how long one request may take, its answer read (default
 // DefaultRequestTimeout).
 func WithRequestTimeout(d time.Duration) Option { return func(c *Client) { c.requestTimeout = d } }
-
-// Option configures a Client.
-type Option func(*Client)
 
 // WithPollInterval sets how often a wait reads the pool (default 10s, as the
 // terraform provider does).
@@ -71,25 +59,24 @@ func WithPollInterval(d time.Duration) Option { return func(c *Client) { c.pollI
 // failing with ErrWaitTimeout (default DefaultWaitTimeout).
 func WithWaitTimeout(d time.Duration) Option { return func(c *Client) { c.waitTimeout = d } }
 
-// WithRetries sets how often a request answered 429 or 5xx is sent in all (default 5),
-// the delay before the first retry (default 1s), doubled after each retry up to max
-// (default 30s).
-func WithRetries(attempts int, first, max time.Duration) Option {
-	return func(c *Client) { c.attempts, c.backoff, c.maxBackoff = attempts, first, max }
-}
+// WithRetry sets which refused requests are asked again (default DefaultRetry). Whatever the rule,
+// cloudapi never sends a create (a POST) again after a 5xx or a lost answer.
+func WithRetry(r cloudapi.Retry) Option { return func(c *Client) { c.retry = r } }
+
+// WithAPI sends the Client's requests through api, a client of the same Civo API and token that
+// the caller sends its other Civo requests through (civo.Client.API): one retry rule, one timeout
+// and one count for all of them. WithRetry and WithRequestTimeout then do not apply.
+func WithAPI(api *cloudapi.Client) Option { return func(c *Client) { c.shared = api } }
 
 // New returns a Client for the Civo API at apiURL (https://api.civo.com in production)
 // in region, authenticated with token.
 func New(token, apiURL, region string, opts ...Option) (*Client, error) {
 	c := &Client{
-		token: token, apiURL: strings.TrimSuffix(apiURL, "/"), region: region,
-		http:           &http.Client{Transport: transport},
+		token: token, region: region,
 		requestTimeout: DefaultRequestTimeout,
+		retry:          DefaultRetry,
 		pollInterval:   10 * time.Second,
 		waitTimeout:    DefaultWaitTimeout,
-		attempts:       5,
-		backoff:        time.Second,
-		maxBackoff:     30 * time.Second,
 	}
 	for _, o := range opts {
 		o(c)
@@ -103,11 +90,15 @@ func New(token, apiURL, region string, opts ...Option) (*Client, error) {
 	if u, err := url.Parse(apiURL); err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, fmt.Errorf("civo node pool client: the API URL %q is not an absolute URL", apiURL)
 	}
-	if c.attempts < 1 {
-		c.attempts = 1
-	}
 	if c.pollInterval <= 0 || c.waitTimeout <= 0 || c.requestTimeout <= 0 {
 		return nil, errors.New("civo node pool client: the poll interval, the wait timeout and the request timeout must be positive")
+	}
+	c.api = c.shared
+	if c.api == nil {
+		// "bearer", as civogo and pkg/cloud/civo spell the scheme. cloudapi's client without an
+		// *http.Client of its own sends through net/http's default transport, so the Clients made
+		// one per operation reuse its connections.
+		c.api = cloudapi.New(apiURL, "bearer "+token, cloudapi.Options{Timeout: c.requestTimeout, Retry: c.retry, Cloud: "civo"})
 	}
 	return c, nil
 }
@@ -171,8 +162,9 @@ func (c *Client) Remove(ctx context.Context, clusterID, id string) error {
 	return nil
 }
 
-// Requests is how many requests went to Civo, retries included.
-func (c *Client) Requests() int { return int(c.requests.Load()) }
+// Requests is how many requests went to Civo through the Client's cloudapi client, retries
+// included (with WithAPI, those of the caller's other Civo requests too).
+func (c *Client) Requests() int { return c.api.Requests() }
 
 // Get reads the pool. found is false, with a nil error, when Civo answers 404.
 func (c *Client) Get(ctx context.Context, clusterID, id string) (State, bool, error) {
@@ -348,7 +340,7 @@ func (c *Client) wait(ctx context.Context, op, clusterID, id string, done func(*
 	}
 }
 
-// get reads the pool once (with retries); a 404 comes back as an *APIError.
+// get reads the pool once (with retries); a 404 comes back as an error IsNotFound recognises.
 func (c *Client) get(ctx context.Context, clusterID, id string) (*civogo.KubernetesPool, error) {
 	path := poolPath(clusterID, id)
 	body, err := c.send(ctx, http.MethodGet, path, nil)
@@ -362,35 +354,24 @@ func (c *Client) get(ctx context.Context, clusterID, id string) (*civogo.Kuberne
 	return p, nil
 }
 
-// send makes one API call, sending it again after a 429 or 5xx answer with exponential
-// backoff, at most c.attempts times in all; a POST only after a 429, since a 5xx may come after
-// Civo made the pool. Other answers of 300 and above are final.
-// It returns when ctx ends even while a request is in flight: the request is cancelled
-// and its connection closed, nothing of it runs on. Every error it returns has the token
-// scrubbed from its text.
+// send makes one API call through cloudapi, whose retry rule asks a refused request again (a
+// create after a 429 only: cloudapi never sends a POST again after a 5xx or a lost answer, since
+// Civo may have made the pool). GET and DELETE name the region in their query, POST and PUT in
+// their body, as civogo does. It returns when ctx ends even while a request is in flight. Its
+// errors are cloudapi's: they never quote the token or the URL.
 func (c *Client) send(ctx context.Context, method, path string, body any) ([]byte, error) {
-	delay := c.backoff
-	for attempt := 1; ; attempt++ {
-		answer, err := c.once(ctx, method, path, body)
-		if err == nil {
-			return answer, nil
+	if method == http.MethodGet || method == http.MethodDelete {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
 		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
-		}
-		var httpErr *statusError
-		if !errors.As(err, &httpErr) {
-			return nil, errors.New(c.scrub(err.Error()))
-		}
-		apiErr := &APIError{Status: httpErr.code, Body: shorten(c.scrub(httpErr.body)), Attempts: attempt}
-		if !retryable(method, httpErr.code) || attempt >= c.attempts {
-			return nil, apiErr
-		}
-		if err := cloudapi.Sleep(ctx, delay); err != nil {
-			return nil, fmt.Errorf("%w (while retrying after %v)", err, apiErr)
-		}
-		delay = min(2*delay, c.maxBackoff)
+		path += sep + url.Values{"region": {c.region}}.Encode()
 	}
+	var answer []byte
+	if err := c.api.Do(ctx, method, path, body, &answer); err != nil {
+		return nil, err
+	}
+	return answer, nil
 }
 
 // Read GETs path (with its query) from Civo's API, with the client's timeout, retries and
@@ -398,97 +379,6 @@ func (c *Client) send(ctx context.Context, method, path string, body any) ([]byt
 // with the pool's own calls.
 func (c *Client) Read(ctx context.Context, path string) ([]byte, error) {
 	return c.send(ctx, http.MethodGet, path, nil)
-}
-
-// statusError is an answer of 300 or above, before it is scrubbed into an *APIError.
-type statusError struct {
-	code int
-	body string
-}
-
-func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.code, e.body) }
-
-// maxAnswer bounds the body of an answer read: a pool is a few KiB, and a broken proxy
-// must not fill memory.
-const maxAnswer = 16 << 20
-
-// once sends one request as civogo would (its headers, the region as a query parameter of
-// GET and DELETE) but through the Client's shared HTTP client, bounded by ctx and the
-// request timeout.
-func (c *Client) once(parent context.Context, method, path string, body any) ([]byte, error) {
-	if err := parent.Err(); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(parent, c.requestTimeout)
-	defer cancel()
-	var payload io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("encoding the request: %v", err)
-		}
-		payload = bytes.NewReader(data)
-	}
-	u := c.apiURL + path
-	if method == http.MethodGet || method == http.MethodDelete {
-		sep := "?"
-		if strings.Contains(path, "?") {
-			sep = "&"
-		}
-		u += sep + url.Values{"region": {c.region}}.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, payload)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", userAgent)
-	req.Header.Set("Authorization", "bearer "+c.token)
-	c.requests.Add(1)
-	start := time.Now()
-	resp, err := c.http.Do(req)
-	status := 0
-	if err == nil {
-		status = resp.StatusCode
-	}
-	bare, _, _ := strings.Cut(path, "?")
-	cloudapi.Notify(ctx, cloudapi.Request{Cloud: "civo", Method: method, Path: bare, Status: status, Start: start, Duration: time.Since(start)})
-	if err != nil {
-		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%s %s: no answer within %s", method, path, c.requestTimeout)
-		}
-		// http's error quotes the URL, which may carry credentials: its cause alone is kept.
-		var u *url.Error
-		if errors.As(err, &u) {
-			return nil, fmt.Errorf("%s %s: no answer: %w", method, path, u.Err)
-		}
-		return nil, err
-	}
-	defer func() {
-		// Whatever is left of the body is read (a little of it) so that the connection
-		// can serve the next request, then closed.
-		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-		resp.Body.Close()
-	}()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: reading the answer: %v", method, path, err)
-	}
-	if len(answer) > maxAnswer {
-		return nil, fmt.Errorf("%s %s: the answer is larger than %d MiB", method, path, maxAnswer>>20)
-	}
-	if resp.StatusCode >= 300 {
-		return nil, &statusError{code: resp.StatusCode, body: string(answer)}
-	}
-	return answer, nil
-}
-
-// retryable tells whether an answer of status to a request of method may be asked again: a 429
-// was turned away unread, but a POST answered 5xx may have been carried out, and sent again it
-// would be refused as a pool that exists or make a second thing.
-func retryable(method string, status int) bool {
-	return status == 429 || status >= 500 && method != http.MethodPost
 }
 
 // fail wraps err as an *Error naming the pool and the cluster, with the token scrubbed.
@@ -576,13 +466,4 @@ func poolsPath(clusterID string) string {
 
 func poolPath(clusterID, id string) string {
 	return poolsPath(clusterID) + "/" + url.PathEscape(id)
-}
-
-func shorten(s string) string {
-	s = strings.TrimSpace(s)
-	const max = 512
-	if len(s) > max {
-		return s[:max] + "…"
-	}
-	return s
 }

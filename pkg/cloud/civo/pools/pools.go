@@ -15,10 +15,12 @@
 //     and the old labels stay. Upstream fixed this later (v1.2.6) with its own payload of
 //     *map[string]string, which is what this package does too.
 //
-// The package sends its own HTTP requests (client.go) with github.com/civo/civogo v0.3.89's
-// types (KubernetesPool, KubernetesClusterPoolConfig) as the wire format, rather than civogo's
-// pool helpers: those pass every error through civogo's decodeError, which drops the HTTP status
-// code that tells a retryable 429/5xx from a final 4xx; its update helper cannot send
+// The package sends its requests (client.go) through pkg/cloud/cloudapi, as every other cloud
+// request of clusterplane goes: its transport, its retry rule (which never sends a create again
+// after a 5xx or a lost answer), its count and its observers. It takes github.com/civo/civogo
+// v0.3.89's types (KubernetesPool, KubernetesClusterPoolConfig) as the wire format, rather than
+// civogo's pool helpers: those pass every error through civogo's decodeError, which drops the HTTP
+// status code that tells a retryable 429/5xx from a final 4xx; its update helper cannot send
 // "labels": {}; and civogo made a new Transport per request and took no context.
 package pools
 
@@ -28,6 +30,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
 // CivoLabelPrefix is the label namespace Civo writes on a pool's nodes by itself.
@@ -254,30 +258,5 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// APIError is an HTTP error answer from Civo. Body is the answer's body, shortened, with
-// the API token replaced by "[redacted]" in case the API or a proxy echoes it.
-type APIError struct {
-	Status   int
-	Body     string
-	Attempts int // how many times the request was sent
-}
-
-func (e *APIError) Error() string {
-	msg := fmt.Sprintf("HTTP %d", e.Status)
-	if e.Attempts > 1 {
-		msg = fmt.Sprintf("gave up after %d attempts, last answer HTTP %d", e.Attempts, e.Status)
-	}
-	if e.Body != "" {
-		msg += ": " + e.Body
-	}
-	return msg
-}
-
-// HTTPStatus is the answer's status, as cloudapi.StatusOf reads it.
-func (e *APIError) HTTPStatus() int { return e.Status }
-
 // IsNotFound reports whether err is Civo answering 404.
-func IsNotFound(err error) bool {
-	var api *APIError
-	return errors.As(err, &api) && api.Status == 404
-}
+func IsNotFound(err error) bool { return cloudapi.IsNotFound(err) }

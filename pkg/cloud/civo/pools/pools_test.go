@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 )
 
@@ -28,7 +29,7 @@ func newClient(t *testing.T, f *fakecivo.Civo, opts ...pools.Option) *pools.Clie
 	opts = append([]pools.Option{
 		pools.WithPollInterval(time.Millisecond),
 		pools.WithWaitTimeout(2 * time.Second),
-		pools.WithRetries(4, time.Millisecond, 4*time.Millisecond),
+		pools.WithRetry(cloudapi.Backoff(3, time.Millisecond)),
 	}, opts...)
 	c, err := pools.New(token, f.URL(), region, opts...)
 	if err != nil {
@@ -420,9 +421,8 @@ func TestRetries(t *testing.T) {
 				t.Fatal("want an error")
 			}
 			assertNamesPoolAndCluster(t, err, "workers")
-			var api *pools.APIError
-			if !errors.As(err, &api) || api.Status != tt.wantStatus {
-				t.Fatalf("want an *APIError with status %d, got %v", tt.wantStatus, err)
+			if got := cloudapi.StatusOf(err); got != tt.wantStatus {
+				t.Fatalf("want an error of status %d, got %d: %v", tt.wantStatus, got, err)
 			}
 			if !strings.Contains(err.Error(), tt.wantMessage) {
 				t.Fatalf("error %q does not say %q", err, tt.wantMessage)
@@ -464,7 +464,7 @@ func TestRetriesStopWhenTheContextEnds(t *testing.T) {
 	f := fakecivo.New(t, token, region, cluster)
 	seedWorkers(f)
 	f.Fail("GET", 503, 100)
-	c := newClient(t, f, pools.WithRetries(100, time.Hour, time.Hour))
+	c := newClient(t, f, pools.WithRetry(cloudapi.Backoff(100, time.Hour)))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()

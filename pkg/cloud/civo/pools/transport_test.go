@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
 // civoServer answers every GET with the pool, or, while hang is set, answers nothing until
@@ -114,7 +115,7 @@ func TestACancelledCallToAHangingAPIReturnsAtOnceAndLeavesNothingRunning(t *test
 func TestARequestThatGetsNoAnswerFailsAfterTheRequestTimeout(t *testing.T) {
 	s := newCivoServer(t)
 	s.hang.Store(true)
-	c := s.client(t, pools.WithRequestTimeout(100*time.Millisecond), pools.WithRetries(1, time.Millisecond, time.Millisecond))
+	c := s.client(t, pools.WithRequestTimeout(100*time.Millisecond), pools.WithRetry(cloudapi.Never))
 	done := make(chan error, 1)
 	go func() {
 		_, _, err := c.Get(context.Background(), cluster, "workers")

@@ -68,7 +68,7 @@ func PoolExists(ctx context.Context, cfg *civov1.CivoProviderConfig, region, clu
 	if err != nil {
 		return false, err
 	}
-	api, err := pools.New(token, url, region, pools.WithRetries(2, 0, 0))
+	api, err := pools.New(token, url, region, pools.WithRetry(cloudapi.Backoff(1, 0)))
 	if err != nil {
 		return false, err
 	}
