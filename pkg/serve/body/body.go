@@ -122,9 +122,10 @@ func KindName(platform string, pool bool) string {
 	return kind
 }
 
-// Clusters reads the body of a stored cluster by its id (the store does).
+// Clusters reads a stored cluster by its id (the store does): its name and spec as written,
+// which Stored reads into its body.
 type Clusters interface {
-	ClusterBody(ctx context.Context, id string) (Body, error)
+	ClusterSpec(ctx context.Context, id string) (name string, spec json.RawMessage, err error)
 }
 
 // Manifest is the manifest a worker deploys for a body: a cluster's, or a pool's (pool set),
@@ -134,7 +135,11 @@ func Manifest(ctx context.Context, b Body, pool bool, clusterID string, clusters
 	if !pool {
 		return ClusterManifest(b)
 	}
-	cb, err := clusters.ClusterBody(ctx, clusterID)
+	name, spec, err := clusters.ClusterSpec(ctx, clusterID)
+	if err != nil {
+		return nil, err
+	}
+	cb, err := Stored(name, "", spec)
 	if err != nil {
 		return nil, err
 	}
