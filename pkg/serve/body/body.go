@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 )
@@ -362,16 +363,16 @@ func blockFields(hint string) string {
 var seedWords = regexp.MustCompile(`\b(` + strings.Join([]string{kindfield.SpecAutoScale, kindfield.SpecMinNodes,
 	kindfield.SpecMaxNodes, kindfield.SpecNodePoolName}, "|") + `)\b`)
 
-// Problems is a manifest's reading errors as the body's problems, sorted by field; a pool's
-// messages say the body's words (autoscaling.enabled, not autoScale). Any other error comes back
-// as it is.
+// Problems is a manifest's reading errors (a *stackinput.Error, or Read's *deploytarget.ProblemsError
+// of them) as the body's problems, sorted by field; a pool's messages say the body's words
+// (autoscaling.enabled, not autoScale). Any other error comes back as it is.
 func Problems(err error, platform string, pool bool) error {
-	var read *stackinput.Error
-	if !errors.As(err, &read) {
+	read, ok := readProblems(err)
+	if !ok {
 		return err
 	}
-	out := make([]Problem, 0, len(read.Problems))
-	for _, p := range read.Problems {
+	out := make([]Problem, 0, len(read))
+	for _, p := range read {
 		msg, hint := p.Message, p.Hint
 		if pool && p.RuleID == "field.unknown" && strings.Count(p.Path, ".") == 1 {
 			hint = blockFields(hint)
@@ -386,4 +387,26 @@ func Problems(err error, platform string, pool bool) error {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
 	return &ProblemsError{Problems: out}
+}
+
+// readProblems are the reading problems err holds: a *stackinput.Error's, or those of every one
+// a *deploytarget.ProblemsError holds; false when err holds anything else.
+func readProblems(err error) ([]stackinput.Problem, bool) {
+	var many *deploytarget.ProblemsError
+	if !errors.As(err, &many) {
+		var read *stackinput.Error
+		if !errors.As(err, &read) {
+			return nil, false
+		}
+		return read.Problems, true
+	}
+	var out []stackinput.Problem
+	for _, e := range many.Problems {
+		var read *stackinput.Error
+		if !errors.As(e, &read) {
+			return nil, false
+		}
+		out = append(out, read.Problems...)
+	}
+	return out, true
 }
