@@ -68,16 +68,11 @@ func TestAPolicyRuleReadingOldJudgesTheSameAtRequestTimeAndAtDeployTime(t *testi
 func deniedAtDeployTime(t *testing.T, s *service, clusterID, text string, p *policy.Policy) bool {
 	t.Helper()
 	ctx := context.Background()
-	data, err := body.Manifest(ctx, mustBody(t, text), true, clusterID, storeOf(t, s.url).Objects())
+	m, err := body.Read(ctx, registry.Kinds(), mustBody(t, text), true, clusterID, storeOf(t, s.url).Objects())
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, _ := registry.Kinds().ByName(body.KindName("digitalocean", true))
-	target, err := deploytarget.Read(k, "body", data, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = pipeline.Run(ctx, pipeline.Request{Manifests: []deploytarget.Manifest{{Target: target, Data: data}},
+	_, err = pipeline.Run(ctx, pipeline.Request{Manifests: []deploytarget.Manifest{m},
 		Files: deploytarget.Files{Kinds: registry.Kinds()}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
 		Policy: p, Parallel: 1, Op: pipeline.Status(false).Around(func(pipeline.Call) outcome.Outcome {
 			return outcome.Outcome{Status: outcome.Done}

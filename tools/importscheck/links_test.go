@@ -166,3 +166,26 @@ func TestEachKindsProgramLinksNoOtherCloudsClient(t *testing.T) {
 		})
 	}
 }
+
+// serve's store keeps objects, statuses and tokens as the API wrote them: it reads no body and
+// asks no cloud, so it links nothing under pkg/cloud, the drivers' list (pkg/cloud/clouds)
+// included. A body needs only what each cloud is (its ID, name and kinds), so pkg/serve/body
+// reads the clouds' facts (pkg/cloudfacts/cloudlist) and links no driver list either.
+func TestServesStoreLinksNoCloudAndItsBodiesNoDriverList(t *testing.T) {
+	none := func(string) bool { return false }
+	tests := []struct {
+		name, pkg string
+		never     []string
+	}{
+		{"the store links nothing under pkg/cloud", "pkg/serve/store", []string{module + "pkg/cloud"}},
+		{"a body links no driver list", "pkg/serve/body", []string{module + "pkg/cloud/clouds"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			graph := linked(t, "./"+tt.pkg)
+			if c := chain(graph, []string{module + tt.pkg}, inModule(tt.never), none); c != nil {
+				t.Errorf("%s links %s:\n\t%s", tt.pkg, strings.Join(tt.never, ", "), strings.Join(c, "\n\t→ "))
+			}
+		})
+	}
+}

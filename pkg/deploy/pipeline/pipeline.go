@@ -269,7 +269,7 @@ func (r Request) evaluatePolicy(ctx context.Context, b stackstate.Backend, targe
 	results := map[string][]policy.Result{}
 	denied := false
 	for _, t := range targets {
-		rs, err := Judge(ctx, r.Policy, b, t, texts[t.Key()])
+		rs, err := Judge(ctx, r.Policy, b, deploytarget.Manifest{Target: t, Data: texts[t.Key()]})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -293,16 +293,18 @@ func (r Request) evaluatePolicy(ctx context.Context, b stackstate.Backend, targe
 	return results, outcomes, &PolicyDeniedError{}
 }
 
-// Judge evaluates the policy over the manifest of t, whose text is data, against the manifest
-// its stack last deployed (read from the backend, never the cloud): Run judges every target so
-// before any stack runs, and a service judges a request's body so, so that a rule reading old
-// judges the same at both times.
-func Judge(ctx context.Context, p *policy.Policy, b stackstate.Backend, t deploytarget.Target, data []byte) ([]policy.Result, error) {
+// Judge evaluates the policy over the manifest m (its target, and its text for the lines a rule
+// names), against the manifest its stack last deployed (read from the backend, never the cloud).
+// It is the one judgement of a manifest: Run judges every target so before any stack runs, and a
+// service judges a request's body so before it saves it, with the manifest it hands on to its
+// worker's Run, so that a rule reading old judges the same at both times.
+func Judge(ctx context.Context, p *policy.Policy, b stackstate.Backend, m deploytarget.Manifest) ([]policy.Result, error) {
+	t := m.Target
 	old, err := deploytarget.LastDeployed(ctx, b, t)
 	if err != nil {
 		return nil, err
 	}
-	in := policy.Input{File: t.File, Data: data, Manifest: t.Input, Old: old}
+	in := policy.Input{File: t.File, Data: m.Data, Manifest: t.Input, Old: old}
 	if d, ok := clouds.OfInput(t.Input); ok {
 		prices := d.Prices()
 		in.Prices = &prices

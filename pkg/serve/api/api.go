@@ -539,19 +539,15 @@ func readBody(r *http.Request) (body.Body, error) {
 	return body.Parse(data)
 }
 
-// check reads the manifest of a body as `clusterplane validate` reads a file (every problem at
-// once, named as the body wrote it) and evaluates the policy over it.
-func (s *Server) check(ctx context.Context, platform string, pool bool, manifest []byte) error {
-	kindName := body.KindName(platform, pool)
-	k, ok := s.Kinds.ByName(kindName)
-	if !ok {
-		return fmt.Errorf("no kind %s", kindName)
-	}
-	const file = "body"
-	t, err := deploytarget.Read(k, file, manifest, "")
-	if err != nil {
-		return body.Problems(err, platform, pool)
-	}
+// judge evaluates the policy over a body's manifest (body.Read's, the one the update's other
+// checks and, once saved, the worker read the body into) against what its stack last deployed,
+// and refuses what it denies. The worker's pipeline judges the object's manifest again before it
+// deploys, through the same pipeline.Judge over the same body.Read of the stored body: the two are
+// different moments, and both are needed. This one refuses a body before it is saved, so that a
+// denial is the request's answer rather than a status later; the worker's refuses at deploy time
+// what the policy denies then, when the policy may have changed (a replica started with another
+// --policy) or the stack deployed since (what a rule reading old reads).
+func (s *Server) judge(ctx context.Context, m deploytarget.Manifest) error {
 	if s.Policy == nil {
 		return nil
 	}
@@ -562,7 +558,7 @@ func (s *Server) check(ctx context.Context, platform string, pool bool, manifest
 	if err != nil {
 		return err
 	}
-	results, err := pipeline.Judge(ctx, s.Policy, b, t, manifest)
+	results, err := pipeline.Judge(ctx, s.Policy, b, m)
 	if err != nil {
 		return err
 	}

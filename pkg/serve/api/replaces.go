@@ -17,33 +17,23 @@ import (
 // cluster or the pool (409): the API never replaces, as up never does unasked (package replace),
 // since a replacement deletes the old one with its nodes and their pods at once. A pool whose
 // cloud block carries a rollout block (strategy: ROTATE) is rotated instead, which the effects
-// table calls a rotate, not a replace: that update is accepted.
-func (s *Server) replaces(ctx context.Context, objectType string, old store.Object, b body.Body) error {
+// table calls a rotate, not a replace: that update is accepted. m is b's manifest as checkBody
+// read it; only the stored spec is read here.
+func (s *Server) replaces(ctx context.Context, objectType string, old store.Object, b body.Body, m deploytarget.Manifest) error {
 	was, err := body.Stored(old.Name, old.ClusterID, old.Spec)
 	if err != nil {
 		return err
 	}
 	pool := objectType == store.NodePool
-	k, ok := s.Kinds.ByName(body.KindName(b.Spec.Platform.Type, pool))
-	if !ok || body.KindName(was.Spec.Platform.Type, pool) != k.Name {
+	if body.KindName(was.Spec.Platform.Type, pool) != m.Target.Name {
 		return nil // another platform: checkBody said so
 	}
-	before, err := body.Manifest(ctx, was, pool, old.ClusterID, s.Store.Objects())
+	before, err := body.Read(ctx, s.Kinds, was, pool, old.ClusterID, s.Store.Objects())
 	if err != nil {
 		return nil // a stored spec no longer read is the worker's to report, not this write's
 	}
-	after, err := body.Manifest(ctx, b, pool, old.ClusterID, s.Store.Objects())
-	if err != nil {
-		return err
-	}
-	oldT, err := deploytarget.Read(k, "stored", before, "")
-	if err != nil {
-		return nil
-	}
-	newT, err := deploytarget.Read(k, "body", after, "")
-	if err != nil {
-		return err
-	}
+	k := m.Target.Kind
+	oldT, newT := before.Target, m.Target
 	result, err := diff.Compare(k.Effects, oldT.Input, newT.Input)
 	if err != nil || !result.Replaces {
 		return err

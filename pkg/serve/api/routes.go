@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
@@ -137,7 +138,7 @@ func (s *Server) create(objectType string) handler {
 			}
 			b.ClusterID = id
 		}
-		if err := s.checkBody(r, objectType, b, nil); err != nil {
+		if _, err := s.checkBody(r, objectType, b, nil); err != nil {
 			return err
 		}
 		spec, err := json.Marshal(b.Spec)
@@ -157,9 +158,11 @@ func (s *Server) create(objectType string) handler {
 	}
 }
 
-// checkBody checks a body of the object type, its manifest made as a worker will make it; old is the
-// object an update changes.
-func (s *Server) checkBody(r *http.Request, objectType string, b body.Body, old *store.Object) error {
+// checkBody checks a body of the object type, read once into its manifest by body.Read as the
+// worker reads it (every problem at once, named as the body wrote it), and the policy over that
+// manifest; old is the object an update changes. The manifest is returned for the update's
+// other checks, which take it rather than read the body again.
+func (s *Server) checkBody(r *http.Request, objectType string, b body.Body, old *store.Object) (deploytarget.Manifest, error) {
 	var problems []body.Problem
 	if b.Name == "" {
 		problems = append(problems, body.Problem{Field: "name", Rule: "name.required", Message: "is required"})
@@ -177,17 +180,18 @@ func (s *Server) checkBody(r *http.Request, objectType string, b body.Body, old 
 		problems = append(problems, body.Problem{Field: "cluster_id", Rule: "nodepool.cluster_id", Message: "is required"})
 	}
 	if problems != nil {
-		return &body.ProblemsError{Problems: problems}
+		return deploytarget.Manifest{}, &body.ProblemsError{Problems: problems}
 	}
 	clusterID := b.ClusterID
 	if old != nil {
 		clusterID = old.ClusterID
 	}
-	manifest, err := body.Manifest(r.Context(), b, objectType == store.NodePool, clusterID, s.Store.Objects())
+	pool := objectType == store.NodePool
+	m, err := body.Read(r.Context(), s.Kinds, b, pool, clusterID, s.Store.Objects())
 	if err != nil {
-		return err
+		return m, body.Problems(err, b.Spec.Platform.Type, pool)
 	}
-	return s.check(r.Context(), b.Spec.Platform.Type, objectType == store.NodePool, manifest)
+	return m, s.judge(r.Context(), m)
 }
 
 func (s *Server) update(objectType string) handler {
@@ -207,10 +211,11 @@ func (s *Server) update(objectType string) handler {
 		if b.ClusterID != "" && b.ClusterID != old.ClusterID {
 			return &body.ProblemsError{Problems: []body.Problem{{Field: "cluster_id", Rule: "nodepool.cluster_id", Message: "a pool cannot move to another cluster"}}}
 		}
-		if err := s.checkBody(r, objectType, b, &old); err != nil {
+		m, err := s.checkBody(r, objectType, b, &old)
+		if err != nil {
 			return err
 		}
-		if err := s.replaces(r.Context(), objectType, old, b); err != nil {
+		if err := s.replaces(r.Context(), objectType, old, b, m); err != nil {
 			return err
 		}
 		spec, err := json.Marshal(b.Spec)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 )
@@ -122,9 +123,10 @@ func KindName(platform string, pool bool) string {
 	return kind
 }
 
-// Clusters reads the body of a stored cluster by its id (the store does).
+// Clusters reads a stored cluster by its id (the store does): its name and spec as written,
+// which Stored reads into its body.
 type Clusters interface {
-	ClusterBody(ctx context.Context, id string) (Body, error)
+	ClusterSpec(ctx context.Context, id string) (name string, spec json.RawMessage, err error)
 }
 
 // Manifest is the manifest a worker deploys for a body: a cluster's, or a pool's (pool set),
@@ -134,7 +136,11 @@ func Manifest(ctx context.Context, b Body, pool bool, clusterID string, clusters
 	if !pool {
 		return ClusterManifest(b)
 	}
-	cb, err := clusters.ClusterBody(ctx, clusterID)
+	name, spec, err := clusters.ClusterSpec(ctx, clusterID)
+	if err != nil {
+		return nil, err
+	}
+	cb, err := Stored(name, "", spec)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +223,7 @@ func ClusterManifest(b Body) ([]byte, error) {
 		problems = append(problems, Problem{Field: "cluster_id", Rule: "cluster.no_cluster_id", Message: "a cluster belongs to no cluster: leave cluster_id out"})
 	}
 	// Each field is named as the body wrote it: a body with autoscaling alone is told of autoscaling.
-	inPool := "a cluster's nodes are its default pool's: write them in spec.platform." + b.Spec.Platform.Type + ".defaultNodePool"
+	inPool := "a cluster's nodes are its default pool's: write them in spec.platform." + b.Spec.Platform.Type + "." + kindfield.SpecDefaultNodePool
 	if b.Spec.Autoscaling != nil {
 		problems = append(problems, Problem{Field: "spec.autoscaling", Rule: "cluster.pool_fields", Message: inPool})
 	}
@@ -230,11 +236,11 @@ func ClusterManifest(b Body) ([]byte, error) {
 		return nil, &ProblemsError{Problems: problems}
 	}
 	spec := copyBlock(block)
-	if _, ok := spec["clusterName"]; !ok {
-		spec["clusterName"] = b.Name
+	if _, ok := spec[kindfield.SpecClusterName]; !ok {
+		spec[kindfield.SpecClusterName] = b.Name
 	}
 	apiVersion, kind := kindOf(b.Spec.Platform.Type, false)
-	return json.Marshal(map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": b.Name}, "spec": spec})
+	return manifest(apiVersion, kind, b.Name, spec)
 }
 
 // PoolName is the manifest name of a pool of a cluster: both names, as a pool's stack is
@@ -249,7 +255,7 @@ func PoolManifest(b Body, c Cluster) ([]byte, error) {
 	if problems == nil && b.Spec.Platform.Type != c.Platform {
 		problems = append(problems, Problem{Field: "spec.platform.type", Rule: "nodepool.platform", Message: "the cluster is on " + c.Platform + ": a pool is on its cluster's platform"})
 	}
-	for _, f := range []string{"nodeCount", "autoScale", "minNodes", "maxNodes", "nodePoolName", "cluster"} {
+	for _, f := range seedFields {
 		if _, ok := block[f]; ok {
 			problems = append(problems, Problem{Field: "spec.platform." + b.Spec.Platform.Type + "." + f, Rule: "nodepool.seed_field",
 				Message: "written by the API from " + seedField(f) + ": leave it out of the platform block"})
@@ -261,26 +267,34 @@ func PoolManifest(b Body, c Cluster) ([]byte, error) {
 	spec := copyBlock(block)
 	apiVersion, kind := kindOf(c.Platform, true)
 	_, clusterKind := kindOf(c.Platform, false)
-	spec["nodePoolName"] = b.Name
-	spec["cluster"] = map[string]any{"valueFrom": map[string]any{"kind": clusterKind, "name": c.Name}}
+	spec[kindfield.SpecNodePoolName] = b.Name
+	// valueFrom's kind and name are a shared reference's fields, which kindfield (the kinds' own
+	// messages) does not name.
+	spec[kindfield.SpecCluster] = map[string]any{"valueFrom": map[string]any{"kind": clusterKind, "name": c.Name}}
 	// A pool of a cloud whose API is per region is in its cluster's region.
-	if _, ok := spec["region"]; !ok && poolRegion(c.Platform) && c.Region != "" {
-		spec["region"] = c.Region
+	if _, ok := spec[kindfield.SpecRegion]; !ok && poolRegion(c.Platform) && c.Region != "" {
+		spec[kindfield.SpecRegion] = c.Region
 	}
 	if b.Spec.NodeCount != nil {
-		spec["nodeCount"] = *b.Spec.NodeCount
+		spec[kindfield.SpecNodeCount] = *b.Spec.NodeCount
 	}
 	if a := b.Spec.Autoscaling; a != nil {
-		spec["autoScale"] = a.Enabled
+		spec[kindfield.SpecAutoScale] = a.Enabled
 		if a.MinNodes != nil {
-			spec["minNodes"] = *a.MinNodes
+			spec[kindfield.SpecMinNodes] = *a.MinNodes
 		}
 		if a.MaxNodes != nil {
-			spec["maxNodes"] = *a.MaxNodes
+			spec[kindfield.SpecMaxNodes] = *a.MaxNodes
 		}
 	}
-	return json.Marshal(map[string]any{"apiVersion": apiVersion, "kind": kind,
-		"metadata": map[string]any{"name": PoolName(c.Name, b.Name)}, "spec": spec})
+	return manifest(apiVersion, kind, PoolName(c.Name, b.Name), spec)
+}
+
+// manifest is a manifest's text: its kind, metadata.name (metadata's name is a shared message's
+// field, which kindfield does not name) and spec.
+func manifest(apiVersion, kind, name string, spec map[string]any) ([]byte, error) {
+	return json.Marshal(map[string]any{kindfield.TargetApiVersion: apiVersion, kindfield.TargetKind: kind,
+		kindfield.TargetMetadata: map[string]any{"name": name}, kindfield.TargetSpec: spec})
 }
 
 func copyBlock(block map[string]json.RawMessage) map[string]any {
@@ -291,29 +305,34 @@ func copyBlock(block map[string]json.RawMessage) map[string]any {
 	return spec
 }
 
+// seedFields are the fields of a pool's manifest spec the API writes from the body's own, each
+// with the body's field it is written from: a pool's platform block must not have them.
+var seedFields = []string{kindfield.SpecNodeCount, kindfield.SpecAutoScale, kindfield.SpecMinNodes, kindfield.SpecMaxNodes,
+	kindfield.SpecNodePoolName, kindfield.SpecCluster}
+
 // seedField is the body's field a pool manifest's field is written from.
 func seedField(manifestField string) string {
-	return map[string]string{"nodeCount": "spec.nodeCount", "autoScale": "spec.autoscaling.enabled",
-		"minNodes": "spec.autoscaling.minNodes", "maxNodes": "spec.autoscaling.maxNodes",
-		"nodePoolName": "name", "cluster": "cluster_id"}[manifestField]
+	return map[string]string{kindfield.SpecNodeCount: "spec.nodeCount", kindfield.SpecAutoScale: "spec.autoscaling.enabled",
+		kindfield.SpecMinNodes: "spec.autoscaling.minNodes", kindfield.SpecMaxNodes: "spec.autoscaling.maxNodes",
+		kindfield.SpecNodePoolName: "name", kindfield.SpecCluster: "cluster_id"}[manifestField]
 }
 
 // Field is a manifest's field (as stackinput.Problem writes it) as the body wrote it.
 func Field(manifestPath, platform string) string {
 	switch {
-	case manifestPath == "" || manifestPath == "metadata" || strings.HasPrefix(manifestPath, "metadata."):
+	case manifestPath == "" || manifestPath == kindfield.TargetMetadata || strings.HasPrefix(manifestPath, kindfield.TargetMetadata+"."):
 		return "name"
-	case manifestPath == "spec.clusterName":
+	case manifestPath == kindfield.TargetSpec+"."+kindfield.SpecClusterName:
 		return "name"
 	}
-	rest, ok := strings.CutPrefix(manifestPath, "spec.")
+	rest, ok := strings.CutPrefix(manifestPath, kindfield.TargetSpec+".")
 	if !ok {
 		return manifestPath
 	}
 	head, _, _ := strings.Cut(rest, ".")
 	head, _, _ = strings.Cut(head, "[")
 	switch seed := seedField(head); {
-	case head == "cluster" || head == "nodePoolName":
+	case head == kindfield.SpecCluster || head == kindfield.SpecNodePoolName:
 		return seed // written whole by the API from the body's field
 	case seed != "":
 		return seed + strings.TrimPrefix(rest, head)
@@ -341,18 +360,19 @@ func blockFields(hint string) string {
 }
 
 // seedWords are the words of a pool manifest's rules that the body writes otherwise.
-var seedWords = regexp.MustCompile(`\b(autoScale|minNodes|maxNodes|nodePoolName)\b`)
+var seedWords = regexp.MustCompile(`\b(` + strings.Join([]string{kindfield.SpecAutoScale, kindfield.SpecMinNodes,
+	kindfield.SpecMaxNodes, kindfield.SpecNodePoolName}, "|") + `)\b`)
 
-// Problems is a manifest's reading errors as the body's problems, sorted by field; a pool's
-// messages say the body's words (autoscaling.enabled, not autoScale). Any other error comes back
-// as it is.
+// Problems is a manifest's reading errors (a *stackinput.Error, or Read's *deploytarget.ProblemsError
+// of them) as the body's problems, sorted by field; a pool's messages say the body's words
+// (autoscaling.enabled, not autoScale). Any other error comes back as it is.
 func Problems(err error, platform string, pool bool) error {
-	var read *stackinput.Error
-	if !errors.As(err, &read) {
+	read, ok := readProblems(err)
+	if !ok {
 		return err
 	}
-	out := make([]Problem, 0, len(read.Problems))
-	for _, p := range read.Problems {
+	out := make([]Problem, 0, len(read))
+	for _, p := range read {
 		msg, hint := p.Message, p.Hint
 		if pool && p.RuleID == "field.unknown" && strings.Count(p.Path, ".") == 1 {
 			hint = blockFields(hint)
@@ -361,10 +381,32 @@ func Problems(err error, platform string, pool bool) error {
 			msg += " (" + hint + ")"
 		}
 		if pool {
-			msg = seedWords.ReplaceAllStringFunc(msg, func(w string) string { return Field("spec."+w, platform) })
+			msg = seedWords.ReplaceAllStringFunc(msg, func(w string) string { return Field(kindfield.TargetSpec+"."+w, platform) })
 		}
 		out = append(out, Problem{Field: Field(p.Path, platform), Rule: p.RuleID, Message: msg})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
 	return &ProblemsError{Problems: out}
+}
+
+// readProblems are the reading problems err holds: a *stackinput.Error's, or those of every one
+// a *deploytarget.ProblemsError holds; false when err holds anything else.
+func readProblems(err error) ([]stackinput.Problem, bool) {
+	var many *deploytarget.ProblemsError
+	if !errors.As(err, &many) {
+		var read *stackinput.Error
+		if !errors.As(err, &read) {
+			return nil, false
+		}
+		return read.Problems, true
+	}
+	var out []stackinput.Problem
+	for _, e := range many.Problems {
+		var read *stackinput.Error
+		if !errors.As(e, &read) {
+			return nil, false
+		}
+		out = append(out, read.Problems...)
+	}
+	return out, true
 }

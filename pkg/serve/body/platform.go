@@ -6,16 +6,17 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts/cloudlist"
 	"github.com/pkg/errors"
 )
 
 // Platforms are the values of spec.platform.type: every cloud a driver knows, by its ID, in the
-// drivers' order.
+// drivers' order. A body needs only what each cloud is (its ID, name and kinds): the clouds'
+// facts (cloudlist), never their drivers, which the drivers' list keeps in the same order.
 func Platforms() []string {
 	var out []string
-	for _, id := range clouds.IDs() {
+	for _, id := range cloudlist.IDs() {
 		out = append(out, string(id))
 	}
 	return out
@@ -24,20 +25,20 @@ func Platforms() []string {
 // PlatformName is the cloud's name as people write it ("DigitalOcean"); "" for no cloud a
 // driver knows.
 func PlatformName(platform string) string {
-	d, err := clouds.Get(cloud.ID(platform))
+	c, err := cloudlist.Get(cloudfacts.ID(platform))
 	if err != nil {
 		return ""
 	}
-	return d.Env().Name
+	return c.Env().Name
 }
 
 // kindsOf are the kinds of the cloud platform names; false for no cloud a driver knows.
-func kindsOf(platform string) (cloud.Kinds, bool) {
-	d, err := clouds.Get(cloud.ID(platform))
+func kindsOf(platform string) (cloudfacts.Kinds, bool) {
+	c, err := cloudlist.Get(cloudfacts.ID(platform))
 	if err != nil {
-		return cloud.Kinds{}, false
+		return cloudfacts.Kinds{}, false
 	}
-	return d.Kinds(), true
+	return c.Kinds(), true
 }
 
 // poolRegion tells whether a pool of the platform names its cluster's region.

@@ -451,31 +451,18 @@ func (w *Worker) run(ctx context.Context, m deploytarget.Manifest, r pipeline.Re
 	return outcome.Outcome{Status: outcome.Failed, Reason: err.Error(), Err: err}, err
 }
 
-// manifestFile names the object's manifest where a message names a file: there is none, and the
-// API's check names its body so.
-const manifestFile = "body"
-
-// manifest is the object's manifest as the API checked it when written, built from its stored
-// row and read once into its target, in memory. A manifest its kind no longer reads is a
-// *deploy.ProblemsError, as the pipeline would say it.
+// manifest is the object's manifest read into its target, in memory, by body.Read from its
+// stored row: the one read of a body the API checked the request with, so that what the API
+// accepted is what the worker deploys. A body no manifest can be made of is a body's problems;
+// a manifest its kind no longer reads is a *deploytarget.ProblemsError, as the pipeline would say
+// it.
 func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploytarget.Manifest, platform string, err error) {
 	b, err := body.Stored(o.Name, o.ClusterID, o.Spec)
 	if err != nil {
 		return m, "", err
 	}
-	pool := o.Type == store.NodePool
-	platform = b.Spec.Platform.Type
-	if m.Data, err = body.Manifest(ctx, b, pool, o.ClusterID, w.Store.Objects()); err != nil {
-		return m, platform, err // a body's problems, which the caller reports as they are
-	}
-	k, ok := w.Kinds.ByName(body.KindName(platform, pool))
-	if !ok {
-		return m, platform, errors.Errorf("no kind %s", body.KindName(platform, pool))
-	}
-	if m.Target, err = deploytarget.Read(k, manifestFile, m.Data, ""); err != nil {
-		return m, platform, &deploytarget.ProblemsError{Problems: []error{err}}
-	}
-	return m, platform, nil
+	m, err = body.Read(ctx, w.Kinds, b, o.Type == store.NodePool, o.ClusterID, w.Store.Objects())
+	return m, b.Spec.Platform.Type, err
 }
 
 // invalid reports a manifest that cannot be built or read: a body's problems are Invalid; a

@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/serve/body"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
 
@@ -144,12 +145,12 @@ func TestAPoolTheCloudAlreadyHoldsIsRefusedNamingItAndWhatTheClientCanDo(t *test
 		err       *deploy.ExistingError
 		want, not []string
 	}{
-		{"a pool made outside clusterplane", &deploy.ExistingError{File: manifestFile, Live: live, NameField: "spec.nodePoolName"},
+		{"a pool made outside clusterplane", &deploy.ExistingError{File: body.File, Live: live, NameField: "spec.nodePoolName"},
 			[]string{"node pool workers in cluster c-1 (id np-9)", "this attempt created nothing", "delete it in the cloud",
 				"send PUT /api/v1/nodepools/5f0c with the same spec and If-Match: its resource_version",
 				"`clusterplane adopt MANIFEST --id np-9`", "DELETE /api/v1/nodepools/5f0c", "destroys nothing"},
-			[]string{"adopt " + manifestFile, "run up again", "earlier attempt"}},
-		{"a pool another stack manages", &deploy.ExistingError{File: manifestFile, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod",
+			[]string{"adopt " + body.File, "run up again", "earlier attempt"}},
+		{"a pool another stack manages", &deploy.ExistingError{File: body.File, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod",
 			NameField: "spec.nodePoolName"},
 			[]string{"node pool workers in cluster c-1 (id np-9)", "digitaloceankubernetesnodepool/prod", "another name",
 				"DELETE /api/v1/nodepools/5f0c"},
@@ -188,8 +189,8 @@ func TestALaterAttemptThatFindsTheNameTakenSaysAnEarlierAttemptMayHaveMadeIt(t *
 		err  *deploy.ExistingError
 		want bool
 	}{
-		{"a pool no stack holds", &deploy.ExistingError{File: manifestFile, Live: live}, true},
-		{"a pool another stack manages", &deploy.ExistingError{File: manifestFile, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod"}, false},
+		{"a pool no stack holds", &deploy.ExistingError{File: body.File, Live: live}, true},
+		{"a pool another stack manages", &deploy.ExistingError{File: body.File, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: tt.err}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/serve/body"
 	"github.com/google/uuid"
 	"github.com/pkg/errors"
 )
@@ -149,13 +148,15 @@ func (t Objects) Get(ctx context.Context, objectType, id string) (Object, error)
 	return scan(t.s.readRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, objectType))
 }
 
-// ClusterBody reads a cluster's body (body.Clusters): a pool's manifest is made with it.
-func (t Objects) ClusterBody(ctx context.Context, id string) (body.Body, error) {
+// ClusterSpec reads a cluster's name and spec as written (body.Clusters): a pool's manifest is
+// made with them. The store hands on the stored text and reads no body itself, so that it links
+// none of what a body is read with.
+func (t Objects) ClusterSpec(ctx context.Context, id string) (name string, spec json.RawMessage, err error) {
 	c, err := t.Get(ctx, Cluster, id)
 	if err != nil {
-		return body.Body{}, err
+		return "", nil, err
 	}
-	return body.Stored(c.Name, c.ClusterID, c.Spec)
+	return c.Name, c.Spec, nil
 }
 
 // Change is what a conditional write does to an object: its new name and spec (Update), or its
