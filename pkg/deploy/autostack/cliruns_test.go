@@ -157,13 +157,7 @@ func TestAStacksStateAndLastUpdateAreReadWithoutTheCLIWhereTheBackendsFilesAreRe
 			root := t.TempDir()
 			for name, text := range map[string]string{".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": tt.state,
 				".pulumi/history/p/s/s-1764064800000000000.history.json": updated} {
-				path := filepath.Join(root, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-					t.Fatal(err)
-				}
+				writeBlob(t, filepath.Join(root, filepath.FromSlash(name)), text)
 			}
 			s, commands := fakeStack(t)
 			s.backend, s.project = &Backend{url: "file://" + root}, "p"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -123,14 +122,7 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			for name, text := range tt.files {
-				data := encoded(t, text)
-				path := filepath.Join(root, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, data, 0o600); err != nil {
-					t.Fatal(err)
-				}
+				writeBlob(t, filepath.Join(root, filepath.FromSlash(name)), text)
 			}
 			url := tt.url
 			if url == "" {
@@ -173,13 +165,7 @@ func TestTheLastUpdateIsReadFromTheHistoryLeavingTheStateUnread(t *testing.T) {
 			root := t.TempDir()
 			for name, text := range map[string]string{".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": tt.state,
 				".pulumi/history/p/s/s-1764064800000000000.history.json": updated} {
-				path := filepath.Join(root, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-					t.Fatal(err)
-				}
+				writeBlob(t, filepath.Join(root, filepath.FromSlash(name)), text)
 			}
 			last, err := (&Backend{url: "file://" + root}).LastUpdate(context.Background(), "p", "s")
 			want := &stackstate.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}
