@@ -222,6 +222,8 @@ func TestAdoptOfAClusterRunningANewerVersionListsTheVersionAsARefusedDisagreemen
 // failed, as its progress: its Diagnostics.
 type talkative struct{ stackstate.Backend }
 
+var _ stackstate.Backend = talkative{}
+
 func (b talkative) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	s, err := b.Backend.Open(ctx, project, stack, program)
 	return talkativeStack{s}, err

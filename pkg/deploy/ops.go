@@ -377,16 +377,14 @@ func (d *Deployer) leftByAdoption(ctx context.Context, t deploytarget.Target, s 
 }
 
 // lastUpdateOf is the stack's last update or destroy: from the backend's history where it can be
-// read so (RecordReader, a file read, the state left unread), else through the opened stack.
+// read so (Backend.Records, a file read, the state left unread), else through the opened stack.
 func (d *Deployer) lastUpdateOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (*stackstate.Update, error) {
-	if rr, ok := d.Backend.(RecordReader); ok {
-		last, err := rr.LastUpdate(ctx, t.Project, t.Stack)
-		switch {
-		case err == nil:
-			return last, nil
-		case !errors.Is(err, ErrRecordsUnread) && !errors.Is(err, stackstate.ErrNotDeployed):
-			return nil, err
-		}
+	last, err := d.Backend.LastUpdate(ctx, t.Project, t.Stack)
+	switch {
+	case err == nil:
+		return last, nil
+	case !errors.Is(err, stackstate.ErrRecordsUnread) && !errors.Is(err, stackstate.ErrNotDeployed):
+		return nil, err
 	}
 	return s.LastUpdate(ctx)
 }

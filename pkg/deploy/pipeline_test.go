@@ -159,6 +159,8 @@ func TestThePipelineRefusesARequestWithoutAnOperationOrABackend(t *testing.T) {
 // need a cloud's token.
 type providerBackend struct{ *deploytest.Backend }
 
+var _ stackstate.Backend = providerBackend{}
+
 func (providerBackend) RunsProviders() bool { return true }
 
 // On a backend that runs the providers, an operation that asks the cloud is refused before any

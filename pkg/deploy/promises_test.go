@@ -56,6 +56,8 @@ type refreshSpy struct {
 	ups *[]bool
 }
 
+var _ stackstate.Backend = refreshSpy{}
+
 func (b refreshSpy) Open(ctx context.Context, project, name string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	s, err := b.Backend.Open(ctx, project, name, program)
 	if err != nil {

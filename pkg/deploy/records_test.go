@@ -12,7 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
-// recordReading is a backend that reads its stacks' records itself (deploy.RecordReader), here by
+// recordReading is a backend that reads its stacks' records itself (Backend.ReadsRecords), here by
 // asking the stack, as the CLI would say them, and counts the stacks status opens.
 type recordReading struct {
 	stackstate.Backend
@@ -25,25 +25,26 @@ func (r *recordReading) Open(ctx context.Context, project, stack string, program
 	return r.Backend.Open(ctx, project, stack, program)
 }
 
-// A record reader to the compiler too: deploy asks a backend for the interface, and a double
-// that lost a method would silently be read through the CLI.
-var _ deploy.RecordReader = (*recordReading)(nil)
+var _ stackstate.Backend = (*recordReading)(nil)
 
-func (r *recordReading) Records(ctx context.Context, project, stack string) (deploy.Records, error) {
+// ReadsRecords is true: Records below reads them, unless told it cannot.
+func (r *recordReading) ReadsRecords() bool { return true }
+
+func (r *recordReading) Records(ctx context.Context, project, stack string) (stackstate.Records, error) {
 	if r.unread != nil {
-		return deploy.Records{}, r.unread
+		return stackstate.Records{}, r.unread
 	}
 	s, err := r.Backend.Open(ctx, project, stack, nil)
 	if err != nil {
-		return deploy.Records{}, err
+		return stackstate.Records{}, err
 	}
 	defer s.Close()
 	state, err := s.Export(ctx)
 	if err != nil {
-		return deploy.Records{}, err
+		return stackstate.Records{}, err
 	}
 	last, err := s.LastUpdate(ctx)
-	return deploy.Records{State: state, Last: last}, err
+	return stackstate.Records{State: state, Last: last}, err
 }
 
 func (r *recordReading) LastUpdate(ctx context.Context, project, stack string) (*stackstate.Update, error) {
@@ -59,7 +60,7 @@ func TestStatusReadsTheRecordsWithoutOpeningAStackAndSaysOnceWhenItCannot(t *tes
 		said   string // what the run was told, once
 	}{
 		{"a backend whose records are read", nil, 0, ""},
-		{"a backend whose records cannot be read", errors.Wrap(deploy.ErrRecordsUnread, "it is no folder"), 2,
+		{"a backend whose records cannot be read", errors.Wrap(stackstate.ErrRecordsUnread, "it is no folder"), 2,
 			"status reads this backend's records through the Pulumi CLI, one stack at a time: it is no folder: " +
 				"the backend's records cannot be read directly"},
 	}

@@ -22,27 +22,19 @@ type Locker interface {
 	Locked(ctx context.Context) (locked, known bool, err error)
 }
 
-// LockReader is a Backend that tells whether a stack's Pulumi lock is held without opening the
-// stack, as status reads its records, with the command that removes a lock a killed operation
-// left; known is false where the backend's locks are out of reach.
-type LockReader interface {
-	PulumiLock(ctx context.Context, project, stack string) (held, known bool, cancel string, err error)
-}
-
 // lockNote is what status adds to a Ready condition that asks for a command when the stack's
 // Pulumi lock is held: that command would be refused until the operation holding it ends, or
 // until someone removes the lock a killed one left. "" when the lock is free or cannot be read.
 func (d recovering) lockNote(ctx context.Context, t deploytarget.Target, s stackstate.Stack) string {
 	var held, known bool
 	var cancel string
-	switch lr, ok := d.Backend.(LockReader); {
-	case s != nil:
+	if s != nil {
 		if lk, ok := s.(Locker); ok {
 			held, known, _ = lk.Locked(ctx)
 			cancel = cancelCommand(s)
 		}
-	case ok:
-		held, known, cancel, _ = lr.PulumiLock(ctx, t.Project, t.Stack)
+	} else {
+		held, known, cancel, _ = d.Backend.PulumiLock(ctx, t.Project, t.Stack)
 	}
 	if !held || !known {
 		return ""

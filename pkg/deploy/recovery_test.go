@@ -48,6 +48,8 @@ func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *te
 // when the engine was killed holding it).
 type lockedBackend struct{ *deploytest.Backend }
 
+var _ stackstate.Backend = lockedBackend{}
+
 type lockedStack struct{ stackstate.Stack }
 
 func (lockedStack) Locked(context.Context) (bool, bool, error) { return true, true, nil }
@@ -226,6 +228,8 @@ func TestAnUpCancelledAfterItsStepsEndedSaysToRunItAgain(t *testing.T) {
 // lockReading is a backend that reads its records itself and says its stacks' Pulumi locks are
 // held, as a file or PostgreSQL backend says the lock a killed up left.
 type lockReading struct{ *recordReading }
+
+var _ stackstate.Backend = lockReading{}
 
 func (lockReading) PulumiLock(context.Context, string, string) (bool, bool, string, error) {
 	return true, true, "`pulumi cancel --stack organization/p/s --yes`", nil

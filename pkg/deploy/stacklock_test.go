@@ -3,6 +3,7 @@ package deploy_test
 import (
 	"context"
 	"errors"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"sync"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func TestAnOperationOnAStackWhoseLockAnotherHoldsIsTurnedAwayBeforeTheEngineRuns
 				t.Fatal(err)
 			}
 			o := tc.run(ctx, d, c)
-			var busy *deploy.StackBusyError
+			var busy *stackstate.StackBusyError
 			if o.Status != outcome.Failed || !errors.As(o.Err, &busy) || busy.Stack != c.Key() {
 				t.Fatalf("%s under another's lock: %s %v, want turned away naming the stack", tc.name, o.Status, o.Err)
 			}
@@ -77,7 +78,7 @@ func TestTwoUpsOfOneStackStartedTogetherNeverRunAtOnce(t *testing.T) {
 		}
 		wg.Wait()
 		for _, o := range outcomes {
-			var busy *deploy.StackBusyError
+			var busy *stackstate.StackBusyError
 			if o.Status != outcome.Done && !errors.As(o.Err, &busy) {
 				t.Fatalf("round %d: an up ended %s %v, want done or turned away", i, o.Status, o.Err)
 			}

@@ -20,6 +20,8 @@ type cancelledBackend struct {
 	cancels *int
 }
 
+var _ stackstate.Backend = cancelledBackend{}
+
 type cancellableStack struct {
 	stackstate.Stack
 	cancels *int

@@ -113,6 +113,8 @@ type previewSpy struct {
 	c *concurrency
 }
 
+var _ stackstate.Backend = previewSpy{}
+
 func (b previewSpy) Open(ctx context.Context, project, name string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	s, err := b.Backend.Open(ctx, project, name, program)
 	if err != nil {

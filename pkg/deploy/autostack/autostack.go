@@ -175,7 +175,7 @@ func checkFileBackend(url string) error {
 // URL is the backend's URL.
 func (b *Backend) URL() string { return b.url }
 
-// RunsProviders is true: the engine runs the clouds' provider plugins (stackstate.ProviderRunner).
+// RunsProviders is true: the engine runs the clouds' provider plugins (stackstate.Backend).
 func (b *Backend) RunsProviders() bool { return true }
 
 // checkSecretsProvider refuses a secrets provider Pulumi does not accept, before any stack is
@@ -359,7 +359,7 @@ func (b *Backend) selfManaged() bool {
 	return false
 }
 
-// Stacks are the names of the project's stacks (deploy.StackLister), as the CLI lists them in a
+// Stacks are the names of the project's stacks (stackstate.Backend), as the CLI lists them in a
 // workspace of the project: `pulumi stack ls`.
 func (b *Backend) Stacks(ctx context.Context, project string) ([]string, error) {
 	ws, dir, err := b.workspace(ctx, project, func(*pulumi.Context) error { return nil })

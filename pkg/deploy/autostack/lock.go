@@ -2,6 +2,7 @@ package autostack
 
 import (
 	"context"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"io/fs"
 	"path"
 	"strings"
@@ -20,7 +21,7 @@ var _ deploy.Locker = (*stackOf)(nil)
 // are not known.
 func (s *stackOf) Locked(ctx context.Context) (locked, known bool, err error) {
 	store, err := s.backend.blobs(ctx)
-	if errors.Is(err, deploy.ErrRecordsUnread) {
+	if errors.Is(err, stackstate.ErrRecordsUnread) {
 		return false, false, nil
 	}
 	if err != nil {
@@ -41,10 +42,8 @@ func (s *stackOf) Locked(ctx context.Context) (locked, known bool, err error) {
 	return false, true, nil
 }
 
-var _ deploy.LockReader = (*Backend)(nil)
-
 // PulumiLock tells whether stack <project>/<stack>'s Pulumi lock is held, read as Locked reads it
-// without opening the stack, and the command that removes it.
+// without opening the stack, and the command that removes it (stackstate.Backend).
 func (b *Backend) PulumiLock(ctx context.Context, project, stack string) (held, known bool, cancel string, err error) {
 	s := &stackOf{backend: b, project: project, stack: stack}
 	held, known, err = s.Locked(ctx)

@@ -20,7 +20,6 @@ import (
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -64,30 +63,30 @@ type blobs interface {
 	named(ctx context.Context, dir, prefix string) ([]string, error)
 }
 
-// The file and PostgreSQL backends' records are read directly: deploy asks the backend for this
-// interface, so the compiler keeps Backend one.
-var _ deploy.RecordReader = (*Backend)(nil)
+// ReadsRecords is true: a file or PostgreSQL backend's records are read directly, and Records
+// says of any other which it cannot read.
+func (b *Backend) ReadsRecords() bool { return true }
 
-// Records reads the stack's state and last update from the backend's storage (deploy.RecordReader):
+// Records reads the stack's state and last update from the backend's storage (stackstate.Backend):
 // a local file backend's files, a PostgreSQL backend's rows. Other backends, and a layout or encoding this does not read, say
-// deploy.ErrRecordsUnread, and the CLI reads them instead.
-func (b *Backend) Records(ctx context.Context, project, stack string) (deploy.Records, error) {
+// stackstate.ErrRecordsUnread, and the CLI reads them instead.
+func (b *Backend) Records(ctx context.Context, project, stack string) (stackstate.Records, error) {
 	store, err := b.blobs(ctx)
 	if err != nil {
-		return deploy.Records{}, err
+		return stackstate.Records{}, err
 	}
 	rec, err := readRecords(ctx, store, project, stack)
-	if err != nil && !errors.Is(err, stackstate.ErrNotDeployed) && !errors.Is(err, deploy.ErrRecordsUnread) {
+	if err != nil && !errors.Is(err, stackstate.ErrNotDeployed) && !errors.Is(err, stackstate.ErrRecordsUnread) {
 		// What cannot be read here (a database out of reach, a wrong password) the CLI's way reads
 		// or says, naming the backend with its password redacted, as every other command does.
 		// The reason is said once: a database's error may quote the URL, so it is redacted.
-		err = errors.Wrap(deploy.ErrRecordsUnread, b.redactor().Error(err).Error())
+		err = errors.Wrap(stackstate.ErrRecordsUnread, b.redactor().Error(err).Error())
 	}
 	return rec, err
 }
 
 // LastUpdate reads the stack's last update or destroy from the backend's history alone
-// (deploy.RecordReader), leaving its state unread.
+// (stackstate.Backend), leaving its state unread.
 func (b *Backend) LastUpdate(ctx context.Context, project, stack string) (*stackstate.Update, error) {
 	store, err := b.blobs(ctx)
 	if err != nil {
@@ -96,17 +95,17 @@ func (b *Backend) LastUpdate(ctx context.Context, project, stack string) (*stack
 	meta, err := store.read(ctx, metaFile)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		if !projectScoped(meta) {
-			return nil, errors.Wrap(deploy.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
+			return nil, errors.Wrap(stackstate.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
 		}
 		var last *stackstate.Update
 		last, _, err = lastUpdate(ctx, store, project, stack)
-		if err == nil || errors.Is(err, deploy.ErrRecordsUnread) {
+		if err == nil || errors.Is(err, stackstate.ErrRecordsUnread) {
 			return last, err
 		}
 	}
 	// As Records says it: the CLI's way reads what cannot be read here, and a database's error
 	// may quote the URL.
-	return nil, errors.Wrap(deploy.ErrRecordsUnread, b.redactor().Error(err).Error())
+	return nil, errors.Wrap(stackstate.ErrRecordsUnread, b.redactor().Error(err).Error())
 }
 
 // stateRead reads stack <project>/<stack>'s state from the backend's storage as `pulumi stack
@@ -148,39 +147,39 @@ func (b *Backend) blobs(ctx context.Context) (blobs, error) {
 	}
 	root, ok := strings.CutPrefix(b.url, "file://")
 	if !ok || root == "" || strings.ContainsAny(root, "?~") {
-		return nil, errors.Wrap(deploy.ErrRecordsUnread, "it is neither a local file backend nor PostgreSQL")
+		return nil, errors.Wrap(stackstate.ErrRecordsUnread, "it is neither a local file backend nor PostgreSQL")
 	}
 	return dirBlobs{root: root, folders: &b.folders}, nil
 }
 
 // readRecords reads a stack's records from a self-managed backend's store.
-func readRecords(ctx context.Context, store blobs, project, stack string) (deploy.Records, error) {
+func readRecords(ctx context.Context, store blobs, project, stack string) (stackstate.Records, error) {
 	meta, err := store.read(ctx, metaFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return deploy.Records{}, err
+		return stackstate.Records{}, err
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// A backend nothing was deployed to has no meta.yaml yet; one of the layout before
 		// projects has none either, and keeps the stack at .pulumi/stacks/<stack>.json.
 		if _, err := findRecord(ctx, store, path.Join(".pulumi", "stacks"), stack+".json"); errors.Is(err, fs.ErrNotExist) {
-			return deploy.Records{}, stackstate.ErrNotDeployed
+			return stackstate.Records{}, stackstate.ErrNotDeployed
 		}
 	}
 	if !projectScoped(meta) {
-		return deploy.Records{}, errors.Wrap(deploy.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
+		return stackstate.Records{}, errors.Wrap(stackstate.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
 	}
 	data, err := readStackState(ctx, store, project, stack)
 	if errors.Is(err, fs.ErrNotExist) {
-		return deploy.Records{}, stackstate.ErrNotDeployed
+		return stackstate.Records{}, stackstate.ErrNotDeployed
 	}
 	if err != nil {
-		return deploy.Records{}, err
+		return stackstate.Records{}, err
 	}
-	var rec deploy.Records
+	var rec stackstate.Records
 	if c, ok := checkpointOf(data); ok {
-		rec = deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: c.latest}, Deployment: &c.deployment}
+		rec = stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: c.latest}, Deployment: &c.deployment}
 	} else if rec, err = checkpointRecords(data, project, stack); err != nil {
-		return deploy.Records{}, err
+		return stackstate.Records{}, err
 	}
 	rec.Last, rec.Newest, err = lastUpdate(ctx, store, project, stack)
 	if err != nil {
@@ -192,22 +191,22 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 
 // checkpointRecords reads the state of a checkpoint checkpointOf does not read in one pass, and
 // says why it cannot be read directly.
-func checkpointRecords(data []byte, project, stack string) (deploy.Records, error) {
+func checkpointRecords(data []byte, project, stack string) (stackstate.Records, error) {
 	var checkpoint apitype.VersionedCheckpoint
 	if err := json.Unmarshal(data, &checkpoint); err != nil {
 		// A checkpoint cut short (a full disk): the CLI's path says what restores it (torn.go).
-		return deploy.Records{}, errors.Wrapf(deploy.ErrRecordsUnread, "the state of stack %s/%s does not parse (%v)", project, stack, err)
+		return stackstate.Records{}, errors.Wrapf(stackstate.ErrRecordsUnread, "the state of stack %s/%s does not parse (%v)", project, stack, err)
 	}
 	if checkpoint.Version != 3 {
-		return deploy.Records{}, errors.Wrapf(deploy.ErrRecordsUnread, "its state is of version %d", checkpoint.Version)
+		return stackstate.Records{}, errors.Wrapf(stackstate.ErrRecordsUnread, "its state is of version %d", checkpoint.Version)
 	}
 	var v3 struct {
 		Latest json.RawMessage `json:"latest"`
 	}
 	if err := json.Unmarshal(checkpoint.Checkpoint, &v3); err != nil {
-		return deploy.Records{}, errors.Wrapf(deploy.ErrRecordsUnread, "the state of stack %s/%s does not parse (%v)", project, stack, err)
+		return stackstate.Records{}, errors.Wrapf(stackstate.ErrRecordsUnread, "the state of stack %s/%s does not parse (%v)", project, stack, err)
 	}
-	return deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: v3.Latest}}, nil
+	return stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: v3.Latest}}, nil
 }
 
 // lastUpdate is the stack's latest update or destroy in its history, nil when it has none, and
@@ -225,7 +224,7 @@ func lastUpdate(ctx context.Context, store blobs, project, stack string) (last *
 		}
 		if !knownForm(k, ".history.json") {
 			// Of an unknown form, it may be the newest: the last update is the CLI's to say.
-			return nil, "", errors.Wrapf(deploy.ErrRecordsUnread, "the history record %s of stack %s/%s is in a form clusterplane does not read", k, project, stack)
+			return nil, "", errors.Wrapf(stackstate.ErrRecordsUnread, "the history record %s of stack %s/%s is in a form clusterplane does not read", k, project, stack)
 		}
 		records = append(records, k)
 	}
@@ -277,7 +276,7 @@ func readStackState(ctx context.Context, store blobs, project, stack string) ([]
 
 // findRecord is the name of the one blob in dir that holds the record base (a ".json" name), in
 // any of the recordForms: an error satisfying errors.Is(err, fs.ErrNotExist) when there is none;
-// deploy.ErrRecordsUnread when the record is kept in a form this does not read, or in more than
+// stackstate.ErrRecordsUnread when the record is kept in a form this does not read, or in more than
 // one form, where the CLI reads the one written last (diy/state.go stackPath), which a listing
 // does not tell.
 func findRecord(ctx context.Context, store blobs, dir, base string) (string, error) {
@@ -297,7 +296,7 @@ func recordAmong(dir, base string, names []string) (string, error) {
 		case !ok || rest != "" && rest[0] != '.' || strings.HasSuffix(rest, backupEnding) || knownForm(rest, ".json"):
 			// Another blob: a backup, or the record of a stack whose name goes on (s.json.x.json).
 		case !knownForm(name, base):
-			return "", errors.Wrapf(deploy.ErrRecordsUnread, "%s is in a form clusterplane does not read", path.Join(dir, name))
+			return "", errors.Wrapf(stackstate.ErrRecordsUnread, "%s is in a form clusterplane does not read", path.Join(dir, name))
 		default:
 			found = append(found, name)
 		}
@@ -309,7 +308,7 @@ func recordAmong(dir, base string, names []string) (string, error) {
 		return found[0], nil
 	}
 	sort.Strings(found)
-	return "", errors.Wrapf(deploy.ErrRecordsUnread, "%s is kept in more than one form (%s)", path.Join(dir, base), strings.Join(found, ", "))
+	return "", errors.Wrapf(stackstate.ErrRecordsUnread, "%s is kept in more than one form (%s)", path.Join(dir, base), strings.Join(found, ", "))
 }
 
 // knownForm tells whether name is a record ending in base in one of the recordForms.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -74,7 +73,7 @@ func TestTheFolderOfEveryStacksStateIsListedOnceAndWhatChangesInItIsSeen(t *test
 	// A second form of a stack's state, in the same instant, is seen as well.
 	writeBlob(t, filepath.Join(stacks, "s00.json.gz"), "gz:"+checkpoint)
 	dated(t, stacks, before)
-	if err := records("s00"); !errors.Is(err, deploy.ErrRecordsUnread) {
+	if err := records("s00"); !errors.Is(err, stackstate.ErrRecordsUnread) {
 		t.Errorf("a state kept in two forms: %v, want ErrRecordsUnread", err)
 	}
 	// A form this does not read, written later (the folder's time changed), is seen by a new
@@ -82,7 +81,7 @@ func TestTheFolderOfEveryStacksStateIsListedOnceAndWhatChangesInItIsSeen(t *test
 	writeBlob(t, filepath.Join(stacks, "s01.json.br"), "brotli")
 	later := before.Add(time.Minute)
 	dated(t, stacks, later)
-	if err := records("s01"); !errors.Is(err, deploy.ErrRecordsUnread) {
+	if err := records("s01"); !errors.Is(err, stackstate.ErrRecordsUnread) {
 		t.Errorf("a state in a form clusterplane does not read: %v, want ErrRecordsUnread", err)
 	}
 	if got := b.folders.byPath[stacks]; !got.modified.Equal(later) {
@@ -91,7 +90,7 @@ func TestTheFolderOfEveryStacksStateIsListedOnceAndWhatChangesInItIsSeen(t *test
 	// A folder changed just now is listed again at each look, not kept: a change in the same
 	// instant would leave its time as it is.
 	writeBlob(t, filepath.Join(stacks, "s02.json.br"), "brotli")
-	if err := records("s02"); !errors.Is(err, deploy.ErrRecordsUnread) {
+	if err := records("s02"); !errors.Is(err, stackstate.ErrRecordsUnread) {
 		t.Errorf("a state in a form clusterplane does not read: %v, want ErrRecordsUnread", err)
 	}
 	if got := b.folders.byPath[stacks]; !got.modified.Equal(later) {

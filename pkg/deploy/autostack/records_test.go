@@ -12,7 +12,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
@@ -87,20 +86,20 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 		{"a state in a form clusterplane does not read", map[string]string{
 			".pulumi/meta.yaml":          meta,
 			".pulumi/stacks/p/s.json.br": "brotli",
-		}, "", nil, "", deploy.ErrRecordsUnread},
+		}, "", nil, "", stackstate.ErrRecordsUnread},
 		{"a state kept in two forms", map[string]string{
 			".pulumi/meta.yaml":           meta,
 			".pulumi/stacks/p/s.json":     checkpoint,
 			".pulumi/stacks/p/s.json.zst": "zst:" + checkpoint,
-		}, "", nil, "", deploy.ErrRecordsUnread},
+		}, "", nil, "", stackstate.ErrRecordsUnread},
 		{"a history record in a form clusterplane does not read", map[string]string{
 			".pulumi/meta.yaml":       meta,
 			".pulumi/stacks/p/s.json": checkpoint,
 			".pulumi/history/p/s/s-1764064800000000000.history.json":    updated,
 			".pulumi/history/p/s/s-1764068400000000000.history.json.br": "brotli",
-		}, "", nil, "", deploy.ErrRecordsUnread},
+		}, "", nil, "", stackstate.ErrRecordsUnread},
 		{"a zstd state of the layout before projects", map[string]string{".pulumi/stacks/s.json.zst": "zst:" + checkpoint}, "", nil, "",
-			deploy.ErrRecordsUnread},
+			stackstate.ErrRecordsUnread},
 		// Read as `pulumi stack history` reads it (history.go): the fleet scan matches the message.
 		{"an adoption's message as it was given, and who ran it", map[string]string{
 			".pulumi/meta.yaml":       meta,
@@ -114,9 +113,9 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 		{"a stack that does not exist", map[string]string{".pulumi/meta.yaml": meta}, "", nil, "", stackstate.ErrNotDeployed},
 		{"a backend nothing was deployed to yet", map[string]string{}, "", nil, "", stackstate.ErrNotDeployed},
 		// The CLI's way names the backup that restores it.
-		{"a state cut short", map[string]string{".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint[:40]}, "", nil, "", deploy.ErrRecordsUnread},
-		{"the layout before projects", map[string]string{".pulumi/stacks/s.json": checkpoint}, "", nil, "", deploy.ErrRecordsUnread},
-		{"a backend that is no folder", nil, "s3://bucket", nil, "", deploy.ErrRecordsUnread},
+		{"a state cut short", map[string]string{".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint[:40]}, "", nil, "", stackstate.ErrRecordsUnread},
+		{"the layout before projects", map[string]string{".pulumi/stacks/s.json": checkpoint}, "", nil, "", stackstate.ErrRecordsUnread},
+		{"a backend that is no folder", nil, "s3://bucket", nil, "", stackstate.ErrRecordsUnread},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,14 +3,13 @@ package autostack
 import (
 	"context"
 	"encoding/json"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"io/fs"
 	"strings"
 
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
-
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 )
 
 // A pool's program reads its cluster's stack (a stack reference), and the CLI opens that stack's
@@ -32,7 +31,7 @@ func (s *stackOf) ShareSecretsWith(ctx context.Context, key string) error {
 		return nil
 	}
 	provider, salt, err := s.backend.secretsOf(project, stack)
-	if errors.Is(err, deploy.ErrRecordsUnread) {
+	if errors.Is(err, stackstate.ErrRecordsUnread) {
 		return nil // a form not read here: the keys are not shared, which costs time, nothing else
 	}
 	if err != nil || provider != passphraseProvider || salt == "" {
@@ -41,7 +40,7 @@ func (s *stackOf) ShareSecretsWith(ctx context.Context, key string) error {
 	// The stack's own secrets stay under their provider: a stack under a KMS key is not moved to
 	// the passphrase. One with no state yet is under the provider new stacks are made with.
 	own, _, err := s.backend.secretsOf(s.project, s.stack)
-	if errors.Is(err, deploy.ErrRecordsUnread) {
+	if errors.Is(err, stackstate.ErrRecordsUnread) {
 		return nil
 	}
 	if err != nil || (own != passphraseProvider && (own != "" || s.backend.secrets != passphraseProvider)) {
@@ -66,7 +65,7 @@ const passphraseProvider = "passphrase"
 // secretsOf is the secrets provider of stack <project>/<stack> of a local file backend and, for
 // the passphrase's, the salt, from the checkpoint the CLI writes
 // (.pulumi/stacks/<project>/<stack>.json, in any of its forms: records.go); "" when the backend
-// is another or the stack has no state; deploy.ErrRecordsUnread when the checkpoint is in a form
+// is another or the stack has no state; stackstate.ErrRecordsUnread when the checkpoint is in a form
 // not read here. The salt is no secret: Pulumi keeps it in Pulumi.<stack>.yaml beside a program.
 func (b *Backend) secretsOf(project, stack string) (provider, salt string, err error) {
 	root, ok := strings.CutPrefix(b.url, "file://")

@@ -5,19 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/pkg/errors"
-
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 )
 
-var _ deploy.StackLocker = (*Backend)(nil)
-
-// LockStack takes clusterplane's lock of a stack (deploy.StackLocker) in the backend itself: in a
+// LockStack takes clusterplane's lock of a stack (stackstate.Backend) in the backend itself: in a
 // file backend an flock(2) of a file under .pulumi/clusterplane-locks/, in a PostgreSQL backend a
 // session advisory lock of the database. Both end with the process (the kernel drops the flock,
 // PostgreSQL the session's locks when its connection goes), so a killed clusterplane leaves no
@@ -29,7 +26,7 @@ func (b *Backend) LockStack(ctx context.Context, project, stack string) (func(),
 	case isPostgres(b.url):
 		return lockPostgres(ctx, b.url, project, stack)
 	}
-	return nil, deploy.ErrNoStackLock
+	return nil, stackstate.ErrNoStackLock
 }
 
 // holder says who takes a lock, for the message of the one turned away.
@@ -75,7 +72,7 @@ func lockPostgres(ctx context.Context, backend, project, stack string) (func(), 
 	}
 	if !got {
 		release()
-		return nil, &deploy.StackBusyError{Holder: "a session of the PostgreSQL backend's database"}
+		return nil, &stackstate.StackBusyError{Holder: "a session of the PostgreSQL backend's database"}
 	}
 	return func() {
 		// Closing the connection ends the session and so its lock; the unlock first is only tidier.

@@ -5,12 +5,11 @@ package autostack
 import (
 	"context"
 	"errors"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 )
 
 // surgeCloud is a cloud of pools by name whose find and create are apart in time, as a real
@@ -50,7 +49,7 @@ func TestTwoRotationsStartedTogetherOnAFileBackendMakeOneSurgePoolAHundredTimesO
 			go func() {
 				defer wg.Done()
 				unlock, err := b.LockStack(context.Background(), "do-nodepool", "workers-prod")
-				var turned *deploy.StackBusyError
+				var turned *stackstate.StackBusyError
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -84,7 +83,7 @@ func TestAStackLockIsTurnedAwayWithItsHolderAndFreedByItsRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = b.LockStack(ctx, "do-cluster", "web-prod")
-	var busy *deploy.StackBusyError
+	var busy *stackstate.StackBusyError
 	if !errors.As(err, &busy) || !strings.Contains(busy.Holder, "pid ") {
 		t.Fatalf("a second lock: %v, want busy naming the holder", err)
 	}
@@ -104,7 +103,7 @@ func TestAStackLockIsTurnedAwayWithItsHolderAndFreedByItsRelease(t *testing.T) {
 func TestABackendOfAnObjectStoreSaysItCannotHoldAStackLock(t *testing.T) {
 	for _, url := range []string{"s3://bucket", "gs://bucket", "azblob://container", "https://api.pulumi.com"} {
 		b := &Backend{url: url}
-		if _, err := b.LockStack(context.Background(), "p", "s"); !errors.Is(err, deploy.ErrNoStackLock) {
+		if _, err := b.LockStack(context.Background(), "p", "s"); !errors.Is(err, stackstate.ErrNoStackLock) {
 			t.Errorf("%s: %v, want ErrNoStackLock", url, err)
 		}
 	}

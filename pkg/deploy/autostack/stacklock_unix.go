@@ -3,6 +3,7 @@
 package autostack
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,8 +11,6 @@ import (
 	"syscall"
 
 	"github.com/pkg/errors"
-
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 )
 
 // lockFile takes an exclusive flock of the stack's lock file, without waiting. The file stays
@@ -38,7 +37,7 @@ func lockFile(root, project, stack string) (func(), error) {
 		defer f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			words, _ := io.ReadAll(io.LimitReader(f, 200))
-			return nil, &deploy.StackBusyError{Holder: strings.TrimSpace(string(words))}
+			return nil, &stackstate.StackBusyError{Holder: strings.TrimSpace(string(words))}
 		}
 		return nil, errors.Wrap(err, "lock the stack")
 	}

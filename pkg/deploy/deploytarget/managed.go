@@ -56,23 +56,13 @@ func heldResources(ctx context.Context, b stackstate.Backend, t Target, stack st
 	return out, nil
 }
 
-// StackLister is a backend that lists a project's stacks (their names without the project), so
-// that adopt can find a cloud id another stack already holds.
-type StackLister interface {
-	Stacks(ctx context.Context, project string) ([]string, error)
-}
-
 // HeldIDs are the cloud ids the stacks of t's project hold in resources of t's cluster and pool
 // types, each with the key of the stack that holds it: the resource's id, and CLUSTER_ID:ID where
 // the resource names its cluster (a Civo pool's id is its name, unique in its cluster only, and
 // discover records it so). None when the backend cannot list stacks.
 func HeldIDs(ctx context.Context, b stackstate.Backend, t Target) (map[string]string, error) {
 	out := map[string]string{}
-	lister, ok := b.(StackLister)
-	if !ok {
-		return out, nil
-	}
-	stacks, err := lister.Stacks(ctx, t.Project)
+	stacks, err := b.Stacks(ctx, t.Project)
 	if err != nil {
 		return nil, errors.Wrapf(err, "list the stacks of %s", t.Project)
 	}

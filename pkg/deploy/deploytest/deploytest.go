@@ -355,7 +355,7 @@ func (b *Backend) SharesSecretsWith(key string) string {
 func (h *handle) key() string  { return h.s.project + "/" + h.s.name }
 func (h *handle) Name() string { return "organization/" + h.key() }
 
-// Stacks are the names of the project's stacks, sorted (deploy.StackLister).
+// Stacks are the names of the project's stacks, sorted.
 func (b *Backend) Stacks(_ context.Context, project string) ([]string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -3,10 +3,8 @@ package deploytest
 import (
 	"context"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
-
-var _ deploy.StackLocker = (*Backend)(nil)
 
 // LockStack holds the stack's lock in memory, as a file or PostgreSQL backend holds it: a second
 // taker is turned away at once.
@@ -14,11 +12,11 @@ func (b *Backend) LockStack(_ context.Context, project, stack string) (func(), e
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.noLock {
-		return nil, deploy.ErrNoStackLock
+		return nil, stackstate.ErrNoStackLock
 	}
 	key := project + "/" + stack
 	if b.locks[key] {
-		return nil, &deploy.StackBusyError{Holder: "another test's operation"}
+		return nil, &stackstate.StackBusyError{Holder: "another test's operation"}
 	}
 	b.locks[key] = true
 	return func() {
@@ -40,4 +38,10 @@ func (b *Backend) Locked(key string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.locks[key]
+}
+
+// PulumiLock says the stack's Pulumi lock is not known: the fake's stacks run no engine, so
+// none holds one.
+func (b *Backend) PulumiLock(context.Context, string, string) (held, known bool, cancel string, err error) {
+	return false, false, "", nil
 }

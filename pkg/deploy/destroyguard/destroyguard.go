@@ -12,7 +12,6 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -121,14 +120,12 @@ func Refusals(ctx context.Context, b stackstate.Backend, targets []deploytarget.
 // stateOf reads a target's state: from the backend's storage where it can be, else through the
 // stack, opened and closed again.
 func stateOf(ctx context.Context, b stackstate.Backend, t deploytarget.Target) (stackstate.State, error) {
-	if rr, ok := b.(deploy.RecordReader); ok {
-		rec, err := rr.Records(ctx, t.Project, t.Stack)
-		if err == nil {
-			return rec.StackState()
-		}
-		if !errors.Is(err, deploy.ErrRecordsUnread) {
-			return stackstate.State{}, err
-		}
+	rec, err := b.Records(ctx, t.Project, t.Stack)
+	if err == nil {
+		return rec.StackState()
+	}
+	if !errors.Is(err, stackstate.ErrRecordsUnread) {
+		return stackstate.State{}, err
 	}
 	s, err := b.Open(ctx, t.Project, t.Stack, t.Program())
 	if err != nil {

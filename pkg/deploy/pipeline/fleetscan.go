@@ -33,8 +33,7 @@ import (
 // succeed, creates pending, a rotation possible, resources the scan does not read) is Unjudged:
 // it runs as without the scan.
 func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) map[string]deploy.Scanned {
-	rr, ok := b.(deploy.RecordReader)
-	if !ok {
+	if !b.ReadsRecords() {
 		r.say(string(r.Op.Operation()) + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
 		return nil
 	}
@@ -46,7 +45,7 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 	c := tally{verdicts: map[scan.Verdict]int{}, unjudged: map[string]int{}, stacks: len(targets)}
 	// Each stack's outputs, for the stacks that reference it, which come after it (deps first).
 	recorded := map[string]map[string]stackstate.Output{}
-	next := readAhead(ctx, rr, targets)
+	next := readAhead(ctx, b, targets)
 	for _, t := range targets {
 		sc, outputs := judge(ctx, s, next(), t, recorded)
 		recorded[t.Key()] = outputs
@@ -188,7 +187,7 @@ func judge(ctx context.Context, s *scan.Scanner, r stackRecords, t deploytarget.
 	switch err := r.err; {
 	case errors.Is(err, stackstate.ErrNotDeployed):
 		return nothingHeld()
-	case errors.Is(err, deploy.ErrRecordsUnread):
+	case errors.Is(err, stackstate.ErrRecordsUnread):
 		return unjudged("its records are read through the Pulumi CLI")
 	case err != nil:
 		return unjudged("its records were not read: " + err.Error())
@@ -242,9 +241,14 @@ func judge(ctx context.Context, s *scan.Scanner, r stackRecords, t deploytarget.
 // stackRecords are a target's records as readAhead read them: err is Records', stateErr the
 // parse's of the state they hold.
 type stackRecords struct {
-	rec           deploy.Records
+	rec           stackstate.Records
 	st            stackstate.State
 	err, stateErr error
+}
+
+// recordReader is what readAhead asks of a backend: a stack's records.
+type recordReader interface {
+	Records(ctx context.Context, project, stack string) (stackstate.Records, error)
 }
 
 // readAhead reads the records of targets, for judge to take in their order (each call of the
@@ -252,7 +256,7 @@ type stackRecords struct {
 // and at most a few stacks each ahead of the one judged: each stack's records are a file read
 // and a checkpoint parsed, ten thousand of them for a fleet, and judging them is what waits for
 // the cloud's lists in order. A target judge does not read (no token) is not read.
-func readAhead(ctx context.Context, rr deploy.RecordReader, targets []deploytarget.Target) func() stackRecords {
+func readAhead(ctx context.Context, rr recordReader, targets []deploytarget.Target) func() stackRecords {
 	workers := runtime.GOMAXPROCS(0)
 	read := make([]chan stackRecords, len(targets))
 	for i := range read {
@@ -335,7 +339,7 @@ func holdsNothing(st stackstate.State) bool {
 
 // rewrittenSince says what rewrote a stack's state since its last up: a refresh (the newest
 // record), or an import or edit of the state, which leaves no record (Records.WrittenSinceRecord).
-func rewrittenSince(rec deploy.Records) string {
+func rewrittenSince(rec stackstate.Records) string {
 	if rec.Newest != "update" {
 		return "the stack was refreshed since its last up"
 	}

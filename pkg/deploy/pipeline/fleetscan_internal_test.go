@@ -18,7 +18,6 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
@@ -28,18 +27,17 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
-// recordsOf is a RecordReader over one stack's records.
-type recordsOf deploy.Records
+// recordsOf is a recordReader over one stack's records.
+type recordsOf stackstate.Records
 
-// The doubles are record readers to the compiler too: the scan asks a backend for the
-// interface, and a double that lost a method would be read as a backend of no records.
+// The doubles are what readAhead reads records with, to the compiler too.
 var (
-	_ deploy.RecordReader = recordsOf{}
-	_ deploy.RecordReader = stackNamed{}
+	_ recordReader = recordsOf{}
+	_ recordReader = stackNamed{}
 )
 
-func (r recordsOf) Records(context.Context, string, string) (deploy.Records, error) {
-	return deploy.Records(r), nil
+func (r recordsOf) Records(context.Context, string, string) (stackstate.Records, error) {
+	return stackstate.Records(r), nil
 }
 
 func (r recordsOf) LastUpdate(context.Context, string, string) (*stackstate.Update, error) {
@@ -81,7 +79,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 				"nodePool":          map[string]any{"id": cl.NodePools[0].ID, "name": "default", "size": "s-2vcpu-4gb", "nodeCount": 2}}}
 	}
 	this := stackrecord.Program()
-	records := func(program, last string, extra ...apitype.ResourceV3) deploy.Records {
+	records := func(program, last string, extra ...apitype.ResourceV3) stackstate.Records {
 		c := cluster()
 		resources := []apitype.ResourceV3{{Type: "pulumi:pulumi:Stack", Outputs: map[string]any{
 			deploytarget.GenerationOutput: deploytarget.Generation(deployed.Input), deploytarget.ManifestOutput: manifest, stackrecord.ProgramOutput: program}}, c}
@@ -89,7 +87,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data}, Last: &stackstate.Update{Operation: "update", Result: last},
+		return stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data}, Last: &stackstate.Update{Operation: "update", Result: last},
 			Newest: "update"}
 	}
 	refreshed := records(this, "succeeded")
@@ -120,7 +118,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	tests := []struct {
 		name      string
 		target    deploytarget.Target
-		records   deploy.Records
+		records   stackstate.Records
 		edit      func()
 		verdict   scan.Verdict
 		unchanged bool
@@ -253,13 +251,13 @@ func TestAStackReferenceIsVouchedForOnlyWhileTheStackItReadsHoldsWhatItRead(t *t
 	}
 }
 
-// stackNamed is a RecordReader whose records name the stack read, after a pause of up to a
+// stackNamed is a recordReader whose records name the stack read, after a pause of up to a
 // millisecond: reads end in another order than they start.
 type stackNamed struct{}
 
-func (stackNamed) Records(_ context.Context, _, stack string) (deploy.Records, error) {
+func (stackNamed) Records(_ context.Context, _, stack string) (stackstate.Records, error) {
 	time.Sleep(time.Duration(rand.IntN(1000)) * time.Microsecond)
-	return deploy.Records{Newest: stack}, nil
+	return stackstate.Records{Newest: stack}, nil
 }
 
 func (stackNamed) LastUpdate(context.Context, string, string) (*stackstate.Update, error) {
@@ -300,7 +298,7 @@ func TestTheFleetScanSaysAStackDestroyedHoldsNothingNotThatItsLastUpdateFailed(t
 	if err != nil {
 		t.Fatal(err)
 	}
-	destroyed := deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data},
+	destroyed := stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data},
 		Last: &stackstate.Update{Operation: "destroy", Result: "succeeded"}, Newest: "destroy"}
 	t.Setenv(digitalocean.TokenEnv, "scan-token")
 	target := minimalCluster(t, "dev-fra1")

@@ -221,7 +221,7 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 	if err != nil || denied != nil {
 		return denied, err
 	}
-	if p, ok := b.(stackstate.ProviderRunner); ok && p.RunsProviders() && asksTheCloud(r.Op.Operation()) {
+	if b.RunsProviders() && asksTheCloud(r.Op.Operation()) {
 		if err := withTokens(sorted); err != nil {
 			return nil, err
 		}

@@ -15,7 +15,9 @@ import (
 )
 
 // Backend opens the stacks targets deploy to: a Pulumi backend (file, PostgreSQL, S3, Pulumi
-// Cloud) through the Pulumi CLI in package autostack, or a fake in tests.
+// Cloud) through the Pulumi CLI in package autostack, or a fake in tests. Every backend has every
+// method, and one that cannot do a thing says so with the answer its comment names: a wrapper
+// that embeds a Backend then forwards all of them, and the compiler checks each backend whole.
 type Backend interface {
 	// Open opens stack <project>/<stack> with program as its inline program; ErrNotDeployed when
 	// the stack does not exist.
@@ -25,12 +27,42 @@ type Backend interface {
 	// Exists tells whether stack <project>/<stack> exists; an error is one that kept the backend
 	// from saying (no passphrase, the backend out of reach).
 	Exists(ctx context.Context, project, stack string) (bool, error)
-}
+	// Stacks are the names of the project's stacks (without the project), so that adopt can find
+	// a cloud id another stack already holds; none where the backend cannot list them.
+	Stacks(ctx context.Context, project string) ([]string, error)
 
-// ProviderRunner is a backend whose stacks run the clouds' provider plugins (the Pulumi engine):
-// a provider reads its cloud's API token, and without one an operation fails at its first call,
-// after the stack is recorded. A backend of stand-ins runs none and needs no token.
-type ProviderRunner interface {
+	// ReadsRecords tells whether Records and LastUpdate may read the backend's storage itself,
+	// starting no Pulumi CLI: status of a fleet then costs a file or a row read per stack, not
+	// two engine processes, and the fleet scan can compare the records with the clouds' lists.
+	// Where it is false they always say ErrRecordsUnread, and callers go through the stack
+	// without asking.
+	ReadsRecords() bool
+	// Records reads stack <project>/<stack>'s records: ErrNotDeployed when the stack does not
+	// exist, ErrRecordsUnread (wrapped, with why) when this backend's storage cannot be read so.
+	Records(ctx context.Context, project, stack string) (Records, error)
+	// LastUpdate reads stack <project>/<stack>'s last update or destroy from its history alone,
+	// nil when it has none; the errors are Records'. What an adoption left is in that update's
+	// message, and the state, most of what Records reads on a large stack, has no part in it.
+	LastUpdate(ctx context.Context, project, stack string) (*Update, error)
+
+	// LockStack takes the lock of stack <project>/<stack> across the several engine runs of one
+	// operation, or returns a *StackBusyError at once when another holds it; ErrNoStackLock when
+	// the backend cannot hold one. unlock releases it. Pulumi's own lock is taken and released by
+	// each engine run, so that between the runs of one up (a rotation's record, its cloud calls,
+	// the refresh and the up that follow) another up of the same stack could start its own
+	// rotation: two surge pools, one record. The lock lives in the backend (a file backend's
+	// folder, a PostgreSQL backend's database), so that two machines sharing one backend are held
+	// apart too, and it goes with the process that holds it: a killed process leaves no lock.
+	LockStack(ctx context.Context, project, stack string) (unlock func(), err error)
+	// PulumiLock tells whether stack <project>/<stack>'s Pulumi lock is held without opening the
+	// stack, as status reads its records, with the command that removes a lock a killed
+	// operation left; known is false where the backend's locks are out of reach.
+	PulumiLock(ctx context.Context, project, stack string) (held, known bool, cancel string, err error)
+
+	// RunsProviders tells whether the backend's stacks run the clouds' provider plugins (the
+	// Pulumi engine): a provider reads its cloud's API token, and without one an operation fails
+	// at its first call, after the stack is recorded. A backend of stand-ins runs none and needs
+	// no token.
 	RunsProviders() bool
 }
 

@@ -31,6 +31,8 @@ type openCounting struct {
 	opens *atomic.Int64
 }
 
+var _ stackstate.Backend = openCounting{}
+
 func (b openCounting) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	b.opens.Add(1)
 	return b.Backend.Open(ctx, project, stack, program)

@@ -3,13 +3,13 @@ package reconcile
 import (
 	"context"
 	"database/sql"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"log/slog"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
@@ -226,13 +226,9 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 		w.Log.WarnContext(ctx, "the drift sweep's fleet scan did not run: each object gets a check of its own", "error", err.Error())
 	}
 	done := map[string]bool{}
-	var records deploy.RecordReader
+	var records stackstate.Backend
 	if err == nil {
-		b, berr := w.Backend()
-		records, _ = b.(deploy.RecordReader)
-		if berr != nil {
-			err = berr
-		}
+		records, err = w.Backend()
 	}
 	for _, out := range outcomes {
 		o, ok := byKey[out.Target.Key()]
@@ -272,7 +268,7 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 // the worker made for it, so nothing changed the stack since; md is then the metadata owned
 // sets. Otherwise (an update, destroy or refresh since, or records that cannot be read) the
 // object's own check reads the history and says who changed the stack.
-func (w *Worker) ownedByRecords(ctx context.Context, records deploy.RecordReader, o store.Object, key string) (md map[string]any, settled bool, err error) {
+func (w *Worker) ownedByRecords(ctx context.Context, records stackstate.Backend, o store.Object, key string) (md map[string]any, settled bool, err error) {
 	_, marked, err := w.Store.Jobs().MarkOf(ctx, o.ID)
 	if err != nil || !marked {
 		return nil, err == nil, err

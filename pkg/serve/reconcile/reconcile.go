@@ -304,7 +304,7 @@ const busyWait = 5 * time.Second
 
 // stackBusy tells that the outcome is another operation holding the stack's lock.
 func stackBusy(out outcome.Outcome) bool {
-	var busy *deploy.StackBusyError
+	var busy *stackstate.StackBusyError
 	return errors.As(out.Err, &busy)
 }
 

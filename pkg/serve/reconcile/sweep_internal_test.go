@@ -17,7 +17,6 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -30,13 +29,13 @@ import (
 // the file and PostgreSQL backends' are: what the fleet scan judges a stack by.
 type recordedFleet struct {
 	*deploytest.Backend
-	records map[string]deploy.Records
+	records map[string]stackstate.Records
 }
 
-func (f recordedFleet) Records(_ context.Context, project, stack string) (deploy.Records, error) {
+func (f recordedFleet) Records(_ context.Context, project, stack string) (stackstate.Records, error) {
 	r, ok := f.records[project+"/"+stack]
 	if !ok {
-		return deploy.Records{}, stackstate.ErrNotDeployed
+		return stackstate.Records{}, stackstate.ErrNotDeployed
 	}
 	return r, nil
 }
@@ -46,9 +45,10 @@ func (f recordedFleet) LastUpdate(ctx context.Context, project, stack string) (*
 	return r.Last, err
 }
 
-// The scan finds a record reader by asking the backend for the interface: a double that lost a
-// method would be read as a backend of no records, so the compiler checks it is one.
-var _ deploy.RecordReader = recordedFleet{}
+var _ stackstate.Backend = recordedFleet{}
+
+// ReadsRecords is true: Records above reads them from the map, as a file backend's from its files.
+func (recordedFleet) ReadsRecords() bool { return true }
 
 func (f recordedFleet) Exists(_ context.Context, project, stack string) (bool, error) {
 	_, ok := f.records[project+"/"+stack]
@@ -57,7 +57,7 @@ func (f recordedFleet) Exists(_ context.Context, project, stack string) (bool, e
 
 // deployedRecords are the records an up that succeeded leaves: the stack's outputs (the
 // generation, manifest and build of clusterplane it deployed) and its resources.
-func deployedRecords(t *testing.T, target deploytarget.Target, resources ...apitype.ResourceV3) (deploy.Records, map[string]any) {
+func deployedRecords(t *testing.T, target deploytarget.Target, resources ...apitype.ResourceV3) (stackstate.Records, map[string]any) {
 	t.Helper()
 	manifest, err := stackrecord.Manifest(target.Input)
 	if err != nil {
@@ -73,7 +73,7 @@ func deployedRecords(t *testing.T, target deploytarget.Target, resources ...apit
 	if err != nil {
 		t.Fatal(err)
 	}
-	return deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data},
+	return stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data},
 		Last: &stackstate.Update{Operation: "update", Result: "succeeded"}, Newest: "update"}, outputs
 }
 
@@ -95,7 +95,7 @@ func TestTheDriftSweepChecksEveryObjectWithOneListOfTheCloudPer200Clusters(t *te
 	}
 	t.Cleanup(st.Close)
 	st.Summarise = Controller
-	fleet := recordedFleet{Backend: deploytest.New(), records: map[string]deploy.Records{}}
+	fleet := recordedFleet{Backend: deploytest.New(), records: map[string]stackstate.Records{}}
 	w := &Worker{Store: st, Kinds: registry.Kinds(), Backend: func() (stackstate.Backend, error) { return fleet, nil }, StackTimeout: time.Minute}
 	var all []store.Object
 	// The objects left to a check of their own: a cluster updated from the command line since the
