@@ -150,14 +150,13 @@ func (d *Deployer) open(ctx context.Context, t deploytarget.Target) (stackstate.
 }
 
 // shareSecrets keeps the secrets of a stack whose program reads another stack (a pool's reads
-// its cluster's) under that stack's key, where the backend can (SecretsSharer).
+// its cluster's) under that stack's key, where the backend can (Stack.ShareSecretsWith).
 func shareSecrets(ctx context.Context, s stackstate.Stack, t deploytarget.Target) error {
-	sharer, ok := s.(stackstate.SecretsSharer)
 	refs := deploytarget.References(t.Input)
-	if !ok || len(refs) == 0 {
+	if len(refs) == 0 {
 		return nil
 	}
-	return sharer.ShareSecretsWith(ctx, refs[0])
+	return s.ShareSecretsWith(ctx, refs[0])
 }
 
 // forget removes a stack this operation created when nothing was deployed to it, so that a
@@ -417,7 +416,7 @@ type UpOptions struct {
 	// AllowRefused sends a refused change to the engine anyway. The clusterplane command never
 	// sets it; the tests that hold the effects table against the real providers do.
 	AllowRefused bool
-	// locked tells that Up holds the stack's lock (StackLocker), without which no rotation runs.
+	// locked tells that Up holds the stack's lock (Backend.LockStack), without which no rotation runs.
 	locked bool
 	// Planned, when set, is the stack's part of a saved plan, checked before (CheckPlan): the up
 	// reads the cloud first, as the check's preview did, and goes only while no other update has
@@ -866,12 +865,4 @@ func (d *Deployer) Kubeconfig(ctx context.Context, t deploytarget.Target) (out o
 		return outcome.Outcome{Status: outcome.Done, Kubeconfig: data, Reason: "kubeconfig"}
 	}
 	return failed(errors.Errorf("a %s has no kubeconfig", t.Name))
-}
-
-// cancelCommand is the command that removes a stack's lock, in backticks.
-func cancelCommand(s stackstate.Stack) string {
-	if c, ok := s.(interface{ CancelCommand() string }); ok {
-		return c.CancelCommand()
-	}
-	return "`pulumi cancel --stack " + s.Name() + " --yes`"
 }

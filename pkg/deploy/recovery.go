@@ -16,12 +16,6 @@ import (
 // backend, options and output.
 type recovering struct{ *Deployer }
 
-// Locker is a Stack that can tell whether its lock is held: a local file or PostgreSQL backend's
-// stacks can (their locks are files or rows), others cannot, and say so with known false.
-type Locker interface {
-	Locked(ctx context.Context) (locked, known bool, err error)
-}
-
 // lockNote is what status adds to a Ready condition that asks for a command when the stack's
 // Pulumi lock is held: that command would be refused until the operation holding it ends, or
 // until someone removes the lock a killed one left. "" when the lock is free or cannot be read.
@@ -29,10 +23,8 @@ func (d recovering) lockNote(ctx context.Context, t deploytarget.Target, s stack
 	var held, known bool
 	var cancel string
 	if s != nil {
-		if lk, ok := s.(Locker); ok {
-			held, known, _ = lk.Locked(ctx)
-			cancel = cancelCommand(s)
-		}
+		held, known, _ = s.Locked(ctx)
+		cancel = s.CancelCommand()
 	} else {
 		held, known, cancel, _ = d.Backend.PulumiLock(ctx, t.Project, t.Stack)
 	}
@@ -67,16 +59,14 @@ func (d *Deployer) Recovery(ctx context.Context, t deploytarget.Target) error {
 // leftovers reads what the stack holds of an interrupted operation: its lock (when the backend
 // can tell) and its pending operations. The cloud is not asked.
 func leftovers(ctx context.Context, s stackstate.Stack, st stackstate.State) stackstate.Leftovers {
-	l := stackstate.Leftovers{Creates: st.PendingCreates(), Cancel: cancelCommand(s)}
+	l := stackstate.Leftovers{Creates: st.PendingCreates(), Cancel: s.CancelCommand()}
 	for _, op := range st.Deployment.PendingOperations {
 		if op.Type != apitype.OperationTypeCreating {
 			l.Others++
 		}
 	}
-	if lk, ok := s.(Locker); ok {
-		if locked, known, err := lk.Locked(ctx); err == nil && known {
-			l.Locked, l.LockKnown = locked, true
-		}
+	if locked, known, err := s.Locked(ctx); err == nil && known {
+		l.Locked, l.LockKnown = locked, true
 	}
 	return l
 }
@@ -91,12 +81,6 @@ func (d recovering) pendingCreates(ctx context.Context, t deploytarget.Target, s
 	}
 	e.Found, e.Looked = known.live, known.looked
 	return e
-}
-
-// Canceler is a Stack whose engine lock, left by an operation whose process died, can be removed
-// (`pulumi cancel`).
-type Canceler interface {
-	Cancel(ctx context.Context) error
 }
 
 // TakeOver mends a stack whose last operation died with its process, for a caller that knows it
@@ -137,10 +121,10 @@ func (d recovering) takeOver(ctx context.Context, t deploytarget.Target) (*Refre
 		return nil, err
 	}
 	left := leftovers(ctx, s, st)
-	if c, ok := s.(Canceler); ok && (left.Locked || !left.LockKnown) {
+	if left.Locked || !left.LockKnown {
 		// Where the backend cannot say whether it is locked, cancel anyway: "nothing to cancel"
 		// is no failure then.
-		if err := c.Cancel(ctx); err != nil && left.Locked {
+		if err := s.Cancel(ctx); err != nil && left.Locked {
 			return nil, errors.Wrapf(err, "remove the lock the interrupted operation left on %s", t.Key())
 		}
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // A pool's program reads its cluster's stack: every operation that opens the pool's stack asks
-// it to keep its secrets with the cluster's (deploy.SecretsSharer), so the engine opens one key
+// it to keep its secrets with the cluster's (Stack.ShareSecretsWith), so the engine opens one key
 // for both. A cluster that reads no stack is not asked.
 func TestEveryOperationOnAPoolKeepsItsSecretsWithItsClustersStack(t *testing.T) {
 	ctx := context.Background()

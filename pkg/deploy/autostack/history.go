@@ -11,7 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
-// History is the stack's whole history, newest first (deploy.HistoryReader).
+// History is the stack's whole history, newest first (stackstate.Stack).
 func (s *stackOf) History(ctx context.Context) ([]stackstate.Update, error) {
 	// A page size of 0 asks the CLI for every record at once.
 	history, err := s.auto.History(ctx, 0, 0, opthistory.ShowSecrets(false))

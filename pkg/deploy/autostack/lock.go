@@ -7,12 +7,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 )
-
-var _ deploy.Locker = (*stackOf)(nil)
 
 // Locked tells whether the stack's lock is held. The CLI keeps each lock as a blob
 // .pulumi/locks/organization/<project>/<stack>/<id>.json (pkg/backend/diy/lock.go, lockPath, in
@@ -49,8 +46,6 @@ func (b *Backend) PulumiLock(ctx context.Context, project, stack string) (held, 
 	held, known, err = s.Locked(ctx)
 	return held, known, s.CancelCommand(), err
 }
-
-var _ deploy.Canceler = (*stackOf)(nil)
 
 // Cancel removes the engine's lock an operation whose process died left on the stack, as
 // `pulumi cancel` does.

@@ -39,9 +39,9 @@ type Backend struct {
 	live map[string]map[string]any
 	// opened are the handles Open and Create returned, closed or not.
 	opened []*handle
-	// shared are the stacks each stack keeps its secrets with (deploy.SecretsSharer), by key.
+	// shared are the stacks each stack keeps its secrets with (Stack.ShareSecretsWith), by key.
 	shared map[string]string
-	// locks are the stacks whose lock is held (deploy.StackLocker), by key; noLock makes the
+	// locks are the stacks whose lock is held (Backend.LockStack), by key; noLock makes the
 	// backend one that cannot hold a lock.
 	locks  map[string]bool
 	noLock bool
@@ -732,7 +732,7 @@ func (h *handle) record(kind, result string, message ...string) {
 		Message: strings.Join(message, "")})
 }
 
-// History is the stack's whole history, newest first (deploy.HistoryReader).
+// History is the stack's whole history, newest first (stackstate.Stack).
 func (h *handle) History(ctx context.Context) ([]stackstate.Update, error) {
 	if err := h.call(ctx, "history"); err != nil {
 		return nil, err

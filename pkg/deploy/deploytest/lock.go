@@ -45,3 +45,12 @@ func (b *Backend) Locked(key string) bool {
 func (b *Backend) PulumiLock(context.Context, string, string) (held, known bool, cancel string, err error) {
 	return false, false, "", nil
 }
+
+// Locked says the stack's lock is not known: the fake's stacks run no engine to hold one.
+func (h *handle) Locked(context.Context) (locked, known bool, err error) { return false, false, nil }
+
+// Cancel has no engine's lock to remove.
+func (h *handle) Cancel(context.Context) error { return nil }
+
+// CancelCommand is the Pulumi CLI's command that removes the stack's lock.
+func (h *handle) CancelCommand() string { return "`pulumi cancel --stack " + h.Name() + " --yes`" }

@@ -93,8 +93,8 @@ func (e *HeldError) Error() string {
 // Refusals are the targets whose own records refuse their destroy: a stack holding a
 // protected resource (deletionProtection; the engine would refuse it midway) or a pool rotation
 // under way (its destroy would leave the surge pool unrecorded). The records are read from the
-// backend's storage where it can be (RecordReader), else through the stack; a stack that does not
-// exist has nothing to refuse.
+// backend's storage where it can be (Backend.Records), else through the stack; a stack that does
+// not exist has nothing to refuse.
 func Refusals(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 	refused := map[string]error{}
 	for _, t := range targets {

@@ -84,19 +84,27 @@ type Stack interface {
 	LastUpdate(ctx context.Context) (*Update, error)
 	// Remove deletes the stack from the backend; it must hold no resources.
 	Remove(ctx context.Context) error
+	// History reads the stack's whole history: every operation that finished on it, refreshes
+	// included, newest first, each with its Version.
+	History(ctx context.Context) ([]Update, error)
+	// ShareSecretsWith keeps the stack's secrets, from its next save on, under the key of stack
+	// key (<project>/<stack>) where both stacks allow it, and leaves them as they are elsewhere
+	// (autostack shares them under the passphrase provider): an operation on a pool then opens
+	// one key for its own secrets and its cluster's, where each key is derived from the
+	// passphrase at a cost.
+	ShareSecretsWith(ctx context.Context, key string) error
+	// Locked tells whether the stack's Pulumi lock is held: a local file or PostgreSQL backend's
+	// stacks can tell (their locks are files or rows), others cannot, and say so with known false.
+	Locked(ctx context.Context) (locked, known bool, err error)
+	// Cancel removes the engine's lock an operation whose process died left on the stack
+	// (`pulumi cancel`); where there is none to remove, an error or nil as the backend says.
+	Cancel(ctx context.Context) error
+	// CancelCommand is the command that removes the stack's lock, in backticks, for people.
+	CancelCommand() string
 	// Close lets go of what opening the stack made (the Automation API's workspace folder, which
 	// holds the stack's encryption salt): every operation closes the stacks it opens, however it
 	// ends. The stack is not to be used afterwards.
 	io.Closer
-}
-
-// SecretsSharer is a Stack that can keep its secrets under the key of a stack its program reads
-// (autostack, under the passphrase provider): an operation on a pool then opens one key for its
-// own secrets and its cluster's, where each key is derived from the passphrase at a cost.
-type SecretsSharer interface {
-	// ShareSecretsWith keeps the stack's secrets, from its next save on, under the key of stack
-	// key (<project>/<stack>) where both stacks allow it, and leaves them as they are elsewhere.
-	ShareSecretsWith(ctx context.Context, key string) error
 }
 
 // Options steer one engine operation.
