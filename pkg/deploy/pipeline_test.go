@@ -210,3 +210,57 @@ func TestAnOperationThatAsksTheCloudWithoutItsTokenIsRefusedBeforeAnyStackRuns(t
 		})
 	}
 }
+
+// A shell that still holds the sandbox's variables after `clusterplane sandbox stop` points the
+// providers at a closed loopback port. An operation that asks the cloud is then refused before any
+// stack is touched, naming the sandbox and how to start it again; with the sandbox's API
+// answering, or outside the sandbox, the same up runs.
+// Promise: sandbox-stopped-refused-before-the-engine
+func TestAnOperationInAStoppedSandboxIsRefusedBeforeAnyStackRuns(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"a.yaml": clusterText("a", "prod")})
+	running := httptest.NewServer(http.NotFoundHandler())
+	defer running.Close()
+	stopped := httptest.NewServer(http.NotFoundHandler())
+	stopped.Close() // its port answers nothing now, as a stopped sandbox's
+	for _, tc := range []struct {
+		name    string
+		op      pipeline.Step
+		sandbox string
+		apiURL  string
+		refused bool
+	}{
+		{"an up in a stopped sandbox is refused", pipeline.Up(deploy.UpOptions{}), "/home/u/.clusterplane-sandbox", stopped.URL, true},
+		{"a drift in a stopped sandbox is refused", pipeline.Drift(false), "/home/u/.clusterplane-sandbox", stopped.URL, true},
+		{"a status in a stopped sandbox runs", pipeline.Status(false), "/home/u/.clusterplane-sandbox", stopped.URL, false},
+		{"an up in a running sandbox runs", pipeline.Up(deploy.UpOptions{}), "/home/u/.clusterplane-sandbox", running.URL, false},
+		{"an up outside the sandbox is the engine's to run", pipeline.Up(deploy.UpOptions{}), "", stopped.URL, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := reading(t, "", false)
+			t.Setenv("CLUSTERPLANE_SANDBOX", tc.sandbox)
+			t.Setenv("DIGITALOCEAN_TOKEN", "sandbox-digitalocean-token-loopback-only")
+			t.Setenv("DIGITALOCEAN_API_URL", tc.apiURL)
+			b := providerBackend{deploytest.New()}
+			_, err := pipeline.Run(context.Background(), pipeline.Request{Paths: []string{dir},
+				Files: files, Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 1,
+				StackTimeout: time.Minute, Op: tc.op})
+			var problems *deploytarget.ProblemsError
+			if refused := errors.As(err, &problems); refused != tc.refused {
+				t.Fatalf("refused %v (%v), want %v", refused, err, tc.refused)
+			}
+			if !tc.refused {
+				return
+			}
+			want := "a.yaml: the clusterplane sandbox in /home/u/.clusterplane-sandbox is not running: nothing answers at " +
+				tc.apiURL + " (DIGITALOCEAN_API_URL)"
+			if msg := err.Error(); !strings.Contains(msg, want) || !strings.Contains(msg, "clusterplane sandbox env") {
+				t.Errorf("error %q does not name the file, the sandbox and how to start it", msg)
+			}
+			for _, c := range b.Calls() {
+				if !strings.HasPrefix(c, "exists ") {
+					t.Errorf("a stack was touched before the refusal: %s", c)
+				}
+			}
+		})
+	}
+}

@@ -225,6 +225,9 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 		if err := withTokens(sorted); err != nil {
 			return nil, err
 		}
+		if err := sandboxRunning(sorted); err != nil {
+			return nil, err
+		}
 	}
 	if checksOffer(r.Op.Operation()) {
 		if err := r.checkBeforeEngine(ctx, b, sorted, texts); err != nil {
