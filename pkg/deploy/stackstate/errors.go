@@ -294,19 +294,31 @@ func capitalize(s string) string {
 // TornCheckpointError: a file backend's checkpoint of the stack is not whole JSON (cut short
 // while it was written, on a full disk), and every command on the stack fails on it.
 type TornCheckpointError struct {
-	// Path is the checkpoint; Backup the copy of the one before it the Pulumi CLI keeps beside
-	// it, "" when there is none.
+	// Path is the checkpoint. Backup is a whole copy to restore it from: the copy of the one before
+	// it that the Pulumi CLI keeps beside it (<Path>.bak), or, FromHistory, the newest checkpoint
+	// the backend's history kept of an update; "" when there is neither.
 	Path, Backup string
+	FromHistory  bool
+	// BesideTorn tells that the copy beside it is there but torn too.
+	BesideTorn bool
 }
 
 func (e *TornCheckpointError) Error() string {
 	text := "the stack's checkpoint " + e.Path + " is torn (cut short while it was written: a full disk?), and every " +
 		"command on the stack fails on it"
-	if e.Backup == "" {
-		return text + "; there is no backup beside it (" + e.Path + ".bak): restore it from your own backups"
+	if e.Backup != "" && !e.FromHistory {
+		return text + ". Restore the copy the Pulumi CLI kept of the one before it with `cp " + e.Backup + " " + e.Path +
+			"` (it may lack the last operation's changes: run refresh, then up, to read them back from the cloud)"
 	}
-	return text + ". Restore the copy the Pulumi CLI kept of the one before it with `cp " + e.Backup + " " + e.Path +
-		"` (it may lack the last operation's changes: run refresh, then up, to read them back from the cloud)"
+	beside := "there is no copy beside it (" + e.Path + ".bak)"
+	if e.BesideTorn {
+		beside = "the copy beside it (" + e.Path + ".bak) is torn too"
+	}
+	if e.Backup == "" {
+		return text + "; " + beside + ", and the backend's history holds no whole checkpoint of the stack: restore it from your own backups"
+	}
+	return text + "; " + beside + ". Restore the checkpoint the backend's history kept of the stack's last recorded update with `cp " +
+		e.Backup + " " + e.Path + "` (it may lack later operations' changes: run refresh, then up, to read them back from the cloud)"
 }
 
 // DescribeLive names the resources: `cluster dev-fra1 in region fra1 (id a, id b)`.
