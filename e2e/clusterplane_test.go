@@ -73,8 +73,9 @@ func TestClusterplaneSaysWhatIsMissingBeforeAnythingRuns(t *testing.T) {
 		t.Errorf("preview without a passphrase = %d: %s", code, r)
 	}
 	e.vars = append(e.vars, "PATH=/nonexistent", "PULUMI_CONFIG_PASSPHRASE=x")
-	if r, code := e.clusterplane("preview", manifest); code != 1 || !strings.Contains(r.stderr, "Pulumi CLI is not on PATH") {
-		t.Errorf("preview without the Pulumi CLI = %d: %s", code, r)
+	if r, code := e.clusterplane("preview", manifest); code != 1 || !strings.Contains(r.stderr, "Pulumi CLI is not on PATH") ||
+		!strings.Contains(r.stderr, "`clusterplane sandbox -- clusterplane up FILE`") {
+		t.Errorf("preview without the Pulumi CLI = %d, want 1 naming the CLI and the sandbox: %s", code, r)
 	}
 }
 

@@ -48,7 +48,8 @@ func findCLI() (*cli, error) {
 		path, err := exec.LookPath("pulumi")
 		if err != nil {
 			cliErr = errors.New("the Pulumi CLI is not on PATH: install it (https://www.pulumi.com/docs/install/), " +
-				"or from a clone of this repository run `make engine` and put .engine/bin on PATH")
+				"or from a clone of this repository run `make engine` and put .engine/bin on PATH; to try clusterplane " +
+				"without a cloud account, run it inside the sandbox: `clusterplane sandbox -- clusterplane up FILE` (docs/sandbox.md)")
 			return
 		}
 		v, err := cliVersion(path)
