@@ -179,6 +179,47 @@ func TestUpReplacesOnlyWhatTheRunNamesWithYesATerminalsYesOrNeither(t *testing.T
 	}
 }
 
+// A cluster under deletionProtection is never replaced, whatever --allow-replace names: the
+// engine would refuse it, so up refuses it before the engine runs and names
+// deletionProtection: false, deployed first, as the way out.
+// Promise: up-protected-cluster-replacement-refused-whatever-the-flags
+func TestUpRefusesToReplaceAProtectedClusterEvenWhenTheRunAllowsReplacing(t *testing.T) {
+	ctx := context.Background()
+	protect := func(t *testing.T, r ...string) deploytarget.Target {
+		return cluster(t, append([]string{"deletionProtection: false", "deletionProtection: true"}, r...)...)
+	}
+	all, err := replace.Parse([]string{replace.All}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, err := replace.Parse([]string{"DigitalOceanKubernetesCluster/dev-fra1"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		allow replace.Allowed
+	}{
+		{"with every manifest allowed", all},
+		{"with the cluster named", named},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, b := deployer()
+			b.Replaces("region")
+			mustUp(ctx, t, d, protect(t))
+			updates := calls(b, "update")
+			o := d.Up(ctx, protect(t, "region: fra1", "region: ams3"), deploy.UpOptions{Yes: true, AllowReplace: tt.allow})
+			if o.Status != outcome.Blocked || o.Err == nil || !strings.Contains(o.Err.Error(), "deletionProtection: false first") ||
+				!strings.Contains(o.Err.Error(), "spec.region") {
+				t.Fatalf("up = %s (%v), want blocked naming spec.region and deletionProtection: false", o.Status, o.Err)
+			}
+			if calls(b, "update") != updates {
+				t.Errorf("the engine's up ran: %v", b.Calls())
+			}
+		})
+	}
+}
+
 func TestUpWithYesRunsNoExtraPreviewWhenNoFieldThatReplacesChanged(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
