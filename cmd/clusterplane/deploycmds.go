@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kubeconfigfile"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
@@ -341,7 +342,8 @@ on, and an answer no exits 3 having deleted nothing. Without a terminal it needs
 func destroyRun(opts *destroyOptions) error {
 	f := opts.f
 	if !opts.yes && !f.interactive() {
-		return errors.New("destroy deletes clusters and their workloads: add --yes")
+		fmt.Fprintln(f.Stderr, "destroy: not confirmed (no terminal to ask on: use --yes); it deletes clusters and their workloads, and nothing was deleted")
+		return cli.Exit(exitcode.Blocked)
 	}
 	destroy := deploy.DestroyOptions{Remove: opts.remove}
 	if !opts.yes {

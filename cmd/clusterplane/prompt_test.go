@@ -92,13 +92,15 @@ func TestUpAndDestroyOnATerminalShowThePlanAndGoOnOnlyOnYes(t *testing.T) {
 	}
 }
 
+// Without a terminal or --yes, destroy deletes nothing and exits 3, as an up not confirmed does.
 // Promise: destroy-needs-yes
 func TestDestroyWithoutATerminalOrYesStillDeletesNothing(t *testing.T) {
 	b := deploytest.New()
 	file := filepath.Join(fleet(t), "cluster.yaml")
 	deployed(t, b, file)
 	r := deployRun(t, b, strings.NewReader("yes\n"), false, "destroy", file)
-	if r.code == exitcode.OK || !strings.Contains(r.stderr, "--yes") || count(b.Calls(), "destroy") != 0 {
+	if r.code != exitcode.Blocked || !strings.Contains(r.stderr, "not confirmed (no terminal to ask on: use --yes)") ||
+		count(b.Calls(), "destroy") != 0 {
 		t.Errorf("destroy without a terminal or --yes: exit %d, calls %v\n%s", r.code, b.Calls(), r.stderr)
 	}
 }
