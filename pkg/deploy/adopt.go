@@ -53,7 +53,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		// Said whatever the adoption's outcome: the cloud was changed all the same.
 		defer func() { out.Reason, out.Readied = out.Reason+"; "+readied.Said, readied }()
 	}
-	s, created, err := d.openOrCreate(ctx, t)
+	s, created, err := d.stacks().openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -95,7 +95,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		ignore = append(ignore, dis.Property)
 	}
 	// The history says the update was an adoption, so that status says so too (lastSucceeded).
-	upOpts := stackstate.Options{Progress: d.progress(t), Transform: importing(ignore), Message: adoptedMessage}
+	upOpts := stackstate.Options{Progress: progressTo(d.Progress).of(t), Transform: importing(ignore), Message: adoptedMessage}
 	if len(ignore) > 0 {
 		// The history says so, and which fields: the manifest is recorded as deployed, yet the
 		// resource differs from it, so the fleet scan must not take the stack for unchanged until
@@ -153,7 +153,7 @@ func readyImport(ctx context.Context, t deploytarget.Target, id string) (*kinds.
 // progress for that long hides nothing a user waits on.
 func (d *Deployer) previewImport(ctx context.Context, t deploytarget.Target, s stackstate.Stack,
 	transform pulumi.ResourceTransform) (stackstate.Result, error) {
-	w := d.progress(t)
+	w := progressTo(d.Progress).of(t)
 	if w == nil {
 		return s.Preview(ctx, stackstate.Options{Transform: transform})
 	}

@@ -34,14 +34,14 @@ func (d *Deployer) findDrift(ctx context.Context, t deploytarget.Target, s stack
 		f.res, err = s.Preview(ctx, stackstate.Options{Progress: progress, Refresh: true})
 		return err
 	}
-	err := d.retrying(ctx, t, preview, nil)
+	err := d.retrier().run(ctx, t, preview, nil)
 	var past []outcome.FieldDrift
 	if field, recorded, live, ok := fielddrift.UpgradedPastOf(err); ok {
 		// No up takes the cluster back down a version: the manifest catches up, or nothing does.
 		past = []outcome.FieldDrift{{Field: field, Live: live, Manifest: recorded,
 			Stays: "the cloud cannot take a cluster down a version: set " + field + " to the version the cluster runs"}}
 		*asDeployed = asDeployed.WithInput(fielddrift.WithValues(asDeployed.Input, past))
-		err = d.retrying(ctx, t, preview, nil)
+		err = d.retrier().run(ctx, t, preview, nil)
 	}
 	if err == nil {
 		err = reading{d}.previewReads(ctx, t, s, op, f.res)
@@ -49,7 +49,7 @@ func (d *Deployer) findDrift(ctx context.Context, t deploytarget.Target, s stack
 	if err != nil {
 		return f, err
 	}
-	f.reason, f.drifted, f.pending = fielddrift.Found(t, *asDeployed, since, f.res, d.leftByAdoption(ctx, t, s))
+	f.reason, f.drifted, f.pending = fielddrift.Found(t, *asDeployed, since, f.res, d.stacks().leftByAdoption(ctx, t, s))
 	if len(past) > 0 {
 		f.drifted, f.pending = fielddrift.UpgradedPast(past[0], f.drifted, f.pending)
 		if len(f.drifted) > 0 && f.drifted[0].Field == past[0].Field {

@@ -22,7 +22,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // previewing is the Deployer as Preview uses it: a preview of one stack, of a retarget, and the
@@ -84,11 +83,9 @@ func (d *Deployer) sayOnce(line string) {
 	}
 }
 
-func (d *Deployer) progress(t deploytarget.Target) io.Writer {
-	if d.Progress == nil {
-		return nil
-	}
-	return d.Progress(t)
+// stacks opens and locks stacks through the deployer's backend.
+func (d *Deployer) stacks() stacks {
+	return stacks{backend: d.Backend}
 }
 
 // failed is the outcome of a failure: typed errors that a user can mend keep their type.
@@ -102,51 +99,6 @@ func failed(err error) outcome.Outcome {
 		return outcome.Outcome{Status: outcome.Cancelled, Reason: "cancelled", Err: err}
 	}
 	return outcome.Outcome{Status: outcome.Failed, Reason: "failed", Err: err}
-}
-
-// openOrCreate opens the target's stack, creating it when it does not exist (created tells).
-func (d *Deployer) openOrCreate(ctx context.Context, t deploytarget.Target) (s stackstate.Stack, created bool, err error) {
-	s, err = d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
-	if errors.Is(err, stackstate.ErrNotDeployed) {
-		s, err = d.Backend.Create(ctx, t.Project, t.Stack, t.Program())
-		created = err == nil
-	}
-	if err == nil {
-		if err = shareSecrets(ctx, s, t); err != nil {
-			forget(ctx, s, created)
-			_ = s.Close()
-			return nil, false, err
-		}
-	}
-	return s, created, err
-}
-
-// openAsDeployed opens t's stack with a program deploying what the returned pointer holds: t
-// until the caller puts t as its last up deployed it there (deploytarget.AsDeployed).
-func (d *Deployer) openAsDeployed(ctx context.Context, t deploytarget.Target) (stackstate.Stack, *deploytarget.Target, error) {
-	program := &t
-	s, err := d.Backend.Open(ctx, t.Project, t.Stack, func(c *pulumi.Context) error { return program.Program()(c) })
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := shareSecrets(ctx, s, t); err != nil {
-		_ = s.Close()
-		return nil, nil, err
-	}
-	return s, program, nil
-}
-
-// open opens the target's stack, ErrNotDeployed when it does not exist.
-func (d *Deployer) open(ctx context.Context, t deploytarget.Target) (stackstate.Stack, error) {
-	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
-	if err != nil {
-		return nil, err
-	}
-	if err := shareSecrets(ctx, s, t); err != nil {
-		_ = s.Close()
-		return nil, err
-	}
-	return s, nil
 }
 
 // shareSecrets keeps the secrets of a stack whose program reads another stack (a pool's reads
@@ -187,25 +139,16 @@ func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts Prev
 	// A pool whose cluster is not deployed yet cannot be previewed: its program reads the
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
 	// preview of a new fleet, not a failure; up deploys the cluster first.
-	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
+	if missing := missingReferences(t, d.stacks().exists(ctx)); missing != "" {
 		return outcome.Outcome{Status: outcome.Done, Verdict: outcome.NotPreviewed, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
 			"(up deploys it first when its manifest is given in the same run)"}
 	}
 	return previewing{d}.preview(ctx, t, !opts.NoRefresh)
 }
 
-// exists tells, through the backend, whether the stack of a reference's key (project/stack)
-// exists.
-func (d *Deployer) exists(ctx context.Context) func(key string) (bool, error) {
-	return func(key string) (bool, error) {
-		project, stack, _ := strings.Cut(key, "/")
-		return d.Backend.Exists(ctx, project, stack)
-	}
-}
-
 // preview is Preview, reading the cloud first (in memory) when refresh is set.
 func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh bool) outcome.Outcome {
-	s, created, err := d.openOrCreate(ctx, t)
+	s, created, err := d.stacks().openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -225,8 +168,8 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 		note = notChecked(n)
 	}
 	var res stackstate.Result
-	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh})
+	err = d.retrier().run(ctx, t, func() (err error) {
+		res, err = s.Preview(ctx, stackstate.Options{Progress: progressTo(d.Progress).of(t), Refresh: refresh})
 		res.RecordedOnly = runreport.RecordedOnly(t, res)
 		return err
 	}, nil)
@@ -276,7 +219,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 	}
 	// What the read found changed in the cloud (or, not read, what the state last recorded of
 	// it) is what up would put back, or could not.
-	o = fielddrift.PutBack(t, o, "would put back", d.leftByAdoption(ctx, t, s))
+	o = fielddrift.PutBack(t, o, "would put back", d.stacks().leftByAdoption(ctx, t, s))
 	return o
 }
 
@@ -353,39 +296,13 @@ func (d previewing) previewJudged(ctx context.Context, t deploytarget.Target, s 
 			taken.Result = o.Result
 			return taken
 		}
-		if w := d.progress(t); w != nil {
+		if w := progressTo(d.Progress).of(t); w != nil {
 			// The engine's own lines above say replace; what up does is not that.
 			fmt.Fprintf(w, "The engine's plan above replaces the %s; up does not: it rotates the pool (%s).\n",
 				rotationrun.ReplacedByRotation(carried), rotationrun.DescribeRotations(carried))
 		}
 	}
 	return nil
-}
-
-// leftByAdoption reads, when called, the fields the stack's last update left for the next up
-// when that update was an adoption (adoptionLeft). Only the report's wording depends on it: a
-// history that cannot be read leaves every difference said as put back.
-func (d *Deployer) leftByAdoption(ctx context.Context, t deploytarget.Target, s stackstate.Stack) func() []string {
-	return func() []string {
-		last, err := d.lastUpdateOf(ctx, t, s)
-		if err != nil {
-			return nil
-		}
-		return fielddrift.AdoptionLeft(last)
-	}
-}
-
-// lastUpdateOf is the stack's last update or destroy: from the backend's history where it can be
-// read so (Backend.Records, a file read, the state left unread), else through the opened stack.
-func (d *Deployer) lastUpdateOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (*stackstate.Update, error) {
-	last, err := d.Backend.LastUpdate(ctx, t.Project, t.Stack)
-	switch {
-	case err == nil:
-		return last, nil
-	case !errors.Is(err, stackstate.ErrRecordsUnread) && !errors.Is(err, stackstate.ErrNotDeployed):
-		return nil, err
-	}
-	return s.LastUpdate(ctx)
 }
 
 // UpOptions steer Up.
@@ -454,18 +371,18 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 	if d.unchanged(t) {
 		return outcome.NotRun(outcome.Unchanged, Unchanged)
 	}
-	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
+	if missing := missingReferences(t, d.stacks().exists(ctx)); missing != "" {
 		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
 			"in the same run (up deploys it first)", missing))
 	}
 	// Held to the end: a rotation's steps and the engine's up are one operation on the stack.
-	unlock, locked, err := d.lockStack(ctx, t)
+	unlock, locked, err := d.stacks().lockStack(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
 	defer unlock()
 	opts.locked = locked
-	s, created, err := d.openOrCreate(ctx, t)
+	s, created, err := d.stacks().openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -595,7 +512,7 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 			return failed(err)
 		}
 	}
-	adopted := d.leftByAdoption(ctx, t, s)() // read before this up becomes the last update
+	adopted := d.stacks().leftByAdoption(ctx, t, s)() // read before this up becomes the last update
 	if stop := d.confirmed(ctx, t, s, st, refresh, adopted, opts); stop != nil {
 		// Nothing deployed: a stack made for this up goes again, as after a preview.
 		forget(ctx, s, created)
@@ -604,8 +521,8 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 	var res stackstate.Result
 	var left *outcome.Outcome
 	reads := reading{d.Deployer}.guardReads(t, s, "up", st)
-	err := d.retrying(ctx, t, func() (err error) {
-		res, err = s.Up(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
+	err := d.retrier().run(ctx, t, func() (err error) {
+		res, err = s.Up(ctx, stackstate.Options{Progress: progressTo(d.Progress).of(t), Refresh: refresh, Message: opts.Message})
 		res.RecordedOnly = runreport.RecordedOnly(t, res)
 		if refresh {
 			// A read that took a cloud's error for a deletion must not cost the stack the resource.
@@ -692,12 +609,12 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 		return failed(err)
 	}
 	// A refresh rewrites the state a rotation under way edits between its steps.
-	unlock, _, err := d.lockStack(ctx, t)
+	unlock, _, err := d.stacks().lockStack(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
 	defer unlock()
-	s, err := d.open(ctx, t)
+	s, err := d.stacks().open(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -712,8 +629,8 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 		}
 	}
 	var res stackstate.Result
-	err = d.retrying(ctx, t, func() (err error) {
-		res, err = reading{d}.refreshGuarded(ctx, t, s, "refresh", stackstate.Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
+	err = d.retrier().run(ctx, t, func() (err error) {
+		res, err = reading{d}.refreshGuarded(ctx, t, s, "refresh", stackstate.Options{Progress: progressTo(d.Progress).of(t), ClearPendingCreates: opts.ClearPendingCreates})
 		return err
 	}, nil)
 	if err != nil {
@@ -734,7 +651,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
-	s, asDeployed, err := d.openAsDeployed(ctx, t)
+	s, asDeployed, err := d.stacks().openAsDeployed(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return outcome.NotRun(outcome.HoldsNothing, fielddrift.NotDeployed)
 	}
@@ -752,7 +669,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	outputs := st.Outputs()
 	since := fielddrift.SinceOf(t, outputs)
-	f, err := d.findDrift(ctx, t, s, asDeployed, outputs, since, "drift", d.progress(t))
+	f, err := d.findDrift(ctx, t, s, asDeployed, outputs, since, "drift", progressTo(d.Progress).of(t))
 	if err != nil {
 		o, ok := fielddrift.PreviewFailed(err)
 		if !ok {
@@ -798,12 +715,12 @@ type DestroyOptions struct {
 func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts DestroyOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	// A destroy while an up rotates the stack's pool would leave that up's surge pool unrecorded.
-	unlock, _, err := d.lockStack(ctx, t)
+	unlock, _, err := d.stacks().lockStack(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
 	defer unlock()
-	s, err := d.open(ctx, t)
+	s, err := d.stacks().open(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return outcome.Outcome{Status: outcome.Done, Verdict: outcome.HoldsNothing, Reason: "not deployed: nothing to destroy"}
 	}
@@ -822,8 +739,8 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 		return outcome.Outcome{Status: outcome.Blocked, Reason: NotConfirmedAnswered}
 	}
 	var res stackstate.Result
-	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Destroy(ctx, stackstate.Options{Progress: d.progress(t)})
+	err = d.retrier().run(ctx, t, func() (err error) {
+		res, err = s.Destroy(ctx, stackstate.Options{Progress: progressTo(d.Progress).of(t)})
 		return err
 	}, nil)
 	if err != nil {
@@ -843,7 +760,7 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 // cluster's kubeconfig, a Civo cluster's kubeconfig_b64 decoded.
 func (d *Deployer) Kubeconfig(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
-	s, err := d.open(ctx, t)
+	s, err := d.stacks().open(ctx, t)
 	if err != nil {
 		return failed(err)
 	}

@@ -24,7 +24,7 @@ import (
 // read before the preview: one landing during it makes the plan stale, never silently current.
 func (d *Deployer) PreviewPlan(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
-	last, err := d.lastUpdate(ctx, t)
+	last, err := d.stacks().lastUpdate(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -36,19 +36,6 @@ func (d *Deployer) PreviewPlan(ctx context.Context, t deploytarget.Target) (out 
 		LastUpdate: savedplan.PlannedUpdate(last), Summary: o.Result.Summary(), Steps: savedplan.PlannedSteps(*o.Result),
 		RecordedOnly: savedplan.ChangePaths(o.Result.RecordedOnly), Fields: savedplan.FieldDigests(t.Input)}
 	return o
-}
-
-// lastUpdate is the stack's last update, nil when the stack or its update does not exist.
-func (d *Deployer) lastUpdate(ctx context.Context, t deploytarget.Target) (*stackstate.Update, error) {
-	s, err := d.open(ctx, t)
-	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	return s.LastUpdate(ctx)
 }
 
 // CheckPlan tells whether the stack's part of a plan still holds for t: its manifest is the one
@@ -66,7 +53,7 @@ func (d *Deployer) CheckPlan(ctx context.Context, t deploytarget.Target, p outco
 			moved = append(moved, fmt.Sprintf("%s is not the manifest reviewed (digest %s, the plan's %s)", t.File, savedplan.Short(digest), savedplan.Short(p.Digest)))
 		}
 	}
-	last, err := d.lastUpdate(ctx, t)
+	last, err := d.stacks().lastUpdate(ctx, t)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func (d *Deployer) records(ctx context.Context, t deploytarget.Target, open bool
 		}
 		d.sayOnce("status reads this backend's records through the Pulumi CLI, one stack at a time: " + err.Error())
 	}
-	s, asDeployed, err := d.openAsDeployed(ctx, t)
+	s, asDeployed, err := d.stacks().openAsDeployed(ctx, t)
 	if err != nil {
 		return stackstate.State{}, nil, nil, nil, err
 	}

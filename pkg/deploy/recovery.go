@@ -40,7 +40,7 @@ func (d recovering) lockNote(ctx context.Context, t deploytarget.Target, s stack
 // neither (or cannot be read: the operation's own error stands then). Queue.Recovery takes it.
 // It does not ask the cloud: the interrupted operation's own look-up (Outcome.Unmanaged) is used.
 func (d *Deployer) Recovery(ctx context.Context, t deploytarget.Target) error {
-	s, err := d.open(ctx, t)
+	s, err := d.stacks().open(ctx, t)
 	if err != nil {
 		return nil
 	}
@@ -93,7 +93,7 @@ func (d recovering) pendingCreates(ctx context.Context, t deploytarget.Target, s
 // do: a guess there could take what is not the stack's.
 func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
-	unlock, _, err := d.lockStack(ctx, t)
+	unlock, _, err := d.stacks().lockStack(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -111,7 +111,7 @@ func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out out
 // takeOver removes the engine's lock and says the refresh that settles the pending creates; nil
 // when there are none.
 func (d recovering) takeOver(ctx context.Context, t deploytarget.Target) (*RefreshOptions, error) {
-	s, err := d.open(ctx, t)
+	s, err := d.stacks().open(ctx, t)
 	if err != nil {
 		return nil, err
 	}

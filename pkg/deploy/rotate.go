@@ -132,7 +132,7 @@ func (d rotating) rotate(ctx context.Context, t deploytarget.Target, s stackstat
 	if len(ids) == 1 {
 		self = ids[0]
 	}
-	progress := d.progress(t)
+	progress := progressTo(d.Progress).of(t)
 	run, err := d.rotator(ctx, t, self, r.Name, progress, func(ctx context.Context, state rotation.State) error {
 		return rotationrun.RecordRotation(ctx, s, &rotationrun.RotationRecord{Pool: rec.Pool, State: state})
 	})
@@ -195,7 +195,7 @@ func (d rotating) rotated(ctx context.Context, t deploytarget.Target, s stacksta
 			return &o, ""
 		}
 	}
-	if _, err := (reading{d.Deployer}).refreshGuarded(ctx, t, s, "up", stackstate.Options{Progress: d.progress(t)}); err != nil {
+	if _, err := (reading{d.Deployer}).refreshGuarded(ctx, t, s, "up", stackstate.Options{Progress: progressTo(d.Progress).of(t)}); err != nil {
 		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
 		return &o, ""
 	}
@@ -217,7 +217,7 @@ func (d rotating) rotated(ctx context.Context, t deploytarget.Target, s stacksta
 func (d rotating) rollBack(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *rotationrun.RotationRecord) error {
 	// The roll-back records that it is under way before it deletes anything (so that a kill
 	// during it is known as one); its end is the record's removal, below.
-	run, err := d.rotator(ctx, t, self, rec.Pool, d.progress(t), func(ctx context.Context, state rotation.State) error {
+	run, err := d.rotator(ctx, t, self, rec.Pool, progressTo(d.Progress).of(t), func(ctx context.Context, state rotation.State) error {
 		return rotationrun.RecordRotation(ctx, s, &rotationrun.RotationRecord{Pool: rec.Pool, State: state})
 	})
 	if err != nil {
@@ -371,7 +371,7 @@ func (d rotating) protectedRotation(ctx context.Context, t deploytarget.Target, 
 		taken.Result = &res
 		return *taken, true
 	}
-	if w := d.progress(t); w != nil {
+	if w := progressTo(d.Progress).of(t); w != nil {
 		// The engine's own lines above end in errors ("marked for protection", "errored"),
 		// which read as a failed preview; they are its refusal of the replacement only.
 		fmt.Fprintf(w, "The errors above are the engine refusing to replace the protected %s, as it must: nothing failed. "+

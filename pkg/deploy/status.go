@@ -130,7 +130,7 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, ope
 		if s == nil {
 			// The advice names the stack's lock and its cancel command: the stack says them.
 			var err error
-			if s, err = d.open(ctx, t); err != nil {
+			if s, err = d.stacks().open(ctx, t); err != nil {
 				return ready, outcome.Condition{}, err
 			}
 			defer s.Close()
