@@ -7,6 +7,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/readrepair"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -44,7 +45,7 @@ func (d *Deployer) findDrift(ctx context.Context, t deploytarget.Target, s stack
 		err = d.retrier().run(ctx, t, preview, nil)
 	}
 	if err == nil {
-		err = reading{d}.previewReads(ctx, t, s, op, f.res)
+		err = newReading(readrepair.CloudLists).previewReads(ctx, t, s, op, f.res)
 	}
 	if err != nil {
 		return f, err

@@ -18,10 +18,15 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
-// creating is the Deployer as up and preview use it before a create: the methods that look for
-// what the cloud already holds under a new stack's names and refuse to create beside it. It embeds
-// the Deployer for its backend, options and output.
-type creating struct{ *Deployer }
+// creating is what up and preview do before a create: look for what the cloud already holds
+// under a new stack's names and refuse to create beside it. It holds the backend only: the other
+// stacks it asks which of them holds what the cloud has, and the references it resolves.
+type creating struct{ backend stackstate.Backend }
+
+// newCreating is the deployer's creating step.
+func newCreating(d *Deployer) creating {
+	return creating{backend: d.Backend}
+}
 
 // ExistingError refuses to create what the cloud already holds under the manifest's name and
 // the stack does not: a cluster made outside clusterplane, or left by a create that failed after
@@ -58,7 +63,7 @@ func (e *ExistingError) nameField() string {
 func (d creating) existing(ctx context.Context, t deploytarget.Target, live []kinds.Live) outcome.Outcome {
 	e := &ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input)}
 	// Not knowing the other stacks (a backend that cannot list them) still refuses the create.
-	if held, err := deploytarget.HeldIDs(ctx, d.Backend, t); err == nil {
+	if held, err := deploytarget.HeldIDs(ctx, d.backend, t); err == nil {
 		for _, l := range live {
 			if key := held[l.ID]; key != "" && key != t.Key() {
 				e.ManagedBy = key
@@ -141,9 +146,10 @@ const lookupTimeout = 30 * time.Second
 // createGuard keeps Up from creating a cluster or node pool the cloud already holds under its
 // name, and names what a failed create left behind.
 type createGuard struct {
-	d *Deployer
-	t deploytarget.Target
-	s stackstate.Stack
+	// creating looks again, after a failed create, for what it left in the cloud.
+	creating creating
+	t        deploytarget.Target
+	s        stackstate.Stack
 	// typ is the type of the resource whose create is planned; "" when none is (the stack holds
 	// it already, or the kind has no look-up).
 	typ string
@@ -155,7 +161,7 @@ type createGuard struct {
 // of the same name where the manifest puts it: found, Up is refused (Blocked) naming its ids and
 // the adopt command.
 func (d creating) guardCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State) (*createGuard, *outcome.Outcome) {
-	g := &createGuard{d: d.Deployer, t: t, s: s}
+	g := &createGuard{creating: d, t: t, s: s}
 	typ := deploytarget.GuardedType(t.Effects)
 	if _, held := st.IDs(typ); t.Lookup == nil || typ == "" || held {
 		return g, nil
@@ -188,7 +194,7 @@ func (g *createGuard) failed(ctx context.Context, o outcome.Outcome) outcome.Out
 	if err != nil {
 		return o
 	}
-	left := creating{g.d}.leftBehind(ctx, g.t, st)
+	left := g.creating.leftBehind(ctx, g.t, st)
 	if len(left) > 0 {
 		o.Unmanaged = left
 		o.Err = &outcome.LeftBehindError{Cause: o.Err, File: g.t.File, Live: left}
@@ -241,7 +247,7 @@ func (d creating) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, d
 		return ref.GetValue(), nil
 	}
 	project, stack, _ := strings.Cut(reference.Key(from), "/")
-	s, err := d.Backend.Open(ctx, project, stack, nil)
+	s, err := d.backend.Open(ctx, project, stack, nil)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return "", nil
 	}

@@ -12,11 +12,11 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/replace"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/readrepair"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
@@ -59,9 +59,6 @@ type Deployer struct {
 	// Rotating, when set, is told each phase of a pool's rotation once the stack has recorded it:
 	// a rotation runs inside one up, for minutes, and the service shows its phase meanwhile.
 	Rotating func(t deploytarget.Target, pool string, s rotation.State)
-	// stillListed, when set, stands in for the cloud's list when a read dropped a resource
-	// (readguard.go): tests set it.
-	stillListed func(ctx context.Context, r scan.Resource) scan.Finding
 
 	said sync.Map // the lines Say was told, each once
 }
@@ -157,7 +154,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 	// name before the engine runs, whose program would read that one as the stack's own.
 	var note string
 	if created {
-		blocked, n, err := creating{d.Deployer}.lookBeforeCreate(ctx, t)
+		blocked, n, err := newCreating(d.Deployer).lookBeforeCreate(ctx, t)
 		if err != nil || blocked != nil {
 			forget(ctx, s, created)
 			if err != nil {
@@ -174,7 +171,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 		return err
 	}, nil)
 	if err == nil && refresh && !created {
-		err = reading{d.Deployer}.previewReads(ctx, t, s, "preview", res)
+		err = newReading(readrepair.CloudLists).previewReads(ctx, t, s, "preview", res)
 	}
 	if err != nil {
 		var protected *stackstate.ProtectedError
@@ -190,7 +187,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 	// would look first is read before a stack made only for this preview goes again.
 	guarded := false
 	if !created {
-		if guarded, err = (creating{d.Deployer}).guardsCreate(ctx, t, s, res); err != nil {
+		if guarded, err = newCreating(d.Deployer).guardsCreate(ctx, t, s, res); err != nil {
 			return failed(err)
 		}
 	}
@@ -204,7 +201,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 		return *stop
 	}
 	if o.Status == outcome.Done && guarded {
-		blocked, n, err := creating{d.Deployer}.lookBeforeCreate(ctx, t)
+		blocked, n, err := newCreating(d.Deployer).lookBeforeCreate(ctx, t)
 		switch {
 		case err != nil:
 			return failed(err)
@@ -243,7 +240,7 @@ func (d previewing) previewRetarget(ctx context.Context, t deploytarget.Target, 
 		o = failed(err)
 		return &o
 	}
-	if blocked, _, err := (creating{d.Deployer}).lookBeforeCreate(ctx, t, own...); err != nil {
+	if blocked, _, err := newCreating(d.Deployer).lookBeforeCreate(ctx, t, own...); err != nil {
 		o = failed(err)
 		return &o
 	} else if blocked != nil {
@@ -438,7 +435,7 @@ func (d applying) retargetLooked(ctx context.Context, t deploytarget.Target, st 
 		return nil
 	}
 	own, _ := st.IDs(deploytarget.GuardedType(t.Effects))
-	blocked, _, err := creating{d.Deployer}.lookBeforeCreate(ctx, t, own...)
+	blocked, _, err := newCreating(d.Deployer).lookBeforeCreate(ctx, t, own...)
 	if err != nil {
 		o := failed(err)
 		return &o
@@ -494,7 +491,7 @@ func (d applying) refuseOrRotate(ctx context.Context, t deploytarget.Target, s s
 // upEngine is the engine's part of Up, once the checks of the stack passed: the guard of what
 // the cloud holds under the names it creates, the preview confirmed, and the engine's up.
 func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) outcome.Outcome {
-	guard, blocked := creating{d.Deployer}.guardCreate(ctx, t, s, st)
+	guard, blocked := newCreating(d.Deployer).guardCreate(ctx, t, s, st)
 	if blocked != nil {
 		forget(ctx, s, created)
 		return *blocked
@@ -520,7 +517,7 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 	}
 	var res stackstate.Result
 	var left *outcome.Outcome
-	reads := reading{d.Deployer}.guardReads(t, s, "up", st)
+	reads := newReading(readrepair.CloudLists).guardReads(t, s, "up", st)
 	err := d.retrier().run(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, stackstate.Options{Progress: progressTo(d.Progress).of(t), Refresh: refresh, Message: opts.Message})
 		res.RecordedOnly = runreport.RecordedOnly(t, res)
@@ -561,7 +558,7 @@ func (d applying) confirmed(ctx context.Context, t deploytarget.Target, s stacks
 	} else {
 		preview, err := s.Preview(ctx, stackstate.Options{Refresh: refresh})
 		if err == nil && refresh {
-			err = reading{d.Deployer}.previewReads(ctx, t, s, "up", preview)
+			err = newReading(readrepair.CloudLists).previewReads(ctx, t, s, "up", preview)
 		}
 		if err != nil {
 			o := failed(err)
@@ -630,7 +627,7 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 	}
 	var res stackstate.Result
 	err = d.retrier().run(ctx, t, func() (err error) {
-		res, err = reading{d}.refreshGuarded(ctx, t, s, "refresh", stackstate.Options{Progress: progressTo(d.Progress).of(t), ClearPendingCreates: opts.ClearPendingCreates})
+		res, err = newReading(readrepair.CloudLists).refreshGuarded(ctx, t, s, "refresh", stackstate.Options{Progress: progressTo(d.Progress).of(t), ClearPendingCreates: opts.ClearPendingCreates})
 		return err
 	}, nil)
 	if err != nil {

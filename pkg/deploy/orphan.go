@@ -27,7 +27,7 @@ func (d *Deployer) orphans(ctx context.Context, t deploytarget.Target, st stacks
 		return nil, nil
 	}
 	self := ids[0]
-	kr, err := t.Rotate(ctx, t.Input, self, creating{d}.resolve)
+	kr, err := t.Rotate(ctx, t.Input, self, newCreating(d).resolve)
 	if err != nil {
 		return nil, errors.Wrap(err, "look for pools left by a rotation")
 	}

@@ -13,10 +13,19 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
-// reading is the Deployer as every operation that reads the cloud uses it: the methods that check
-// what a refresh or a preview's read found gone before the engine drops it from the state. It
-// embeds the Deployer for its backend, options and output.
-type reading struct{ *Deployer }
+// reading is what every operation that reads the cloud does after the read: check what a refresh
+// or a preview's read found gone before the engine drops it from the state. It holds only how to
+// ask a target's cloud whether it still lists a resource (lists).
+type reading struct{ lists cloudLists }
+
+// cloudLists is, for a target, how to ask its cloud whether it still lists a resource: the
+// clouds' own lists (readrepair.CloudLists) in a run, a fixed answer in a test.
+type cloudLists func(t deploytarget.Target) func(ctx context.Context, r scan.Resource) scan.Finding
+
+// newReading is the reading step that asks the cloud through lists.
+func newReading(lists cloudLists) reading {
+	return reading{lists: lists}
+}
 
 // Why a read of the cloud is checked before its verdict "deleted" is kept: the pinned providers
 // take some failed reads for a deleted resource, and the engine then drops the resource from the
@@ -45,10 +54,11 @@ type reading struct{ *Deployer }
 // readGuard checks one stack's engine operations that read the cloud into its state (an up that
 // refreshes, a refresh) against the state before each.
 type readGuard struct {
-	d  *Deployer
-	t  deploytarget.Target
-	s  stackstate.Stack
-	op string
+	// reading asks the cloud about what a read dropped.
+	reading reading
+	t       deploytarget.Target
+	s       stackstate.Stack
+	op      string
 	// before is the state the next operation starts from.
 	before stackstate.State
 }
@@ -56,7 +66,7 @@ type readGuard struct {
 // guardReads is the guard of operation op (the command's name) on t's stack, whose state is now
 // before.
 func (d reading) guardReads(t deploytarget.Target, s stackstate.Stack, op string, before stackstate.State) *readGuard {
-	return &readGuard{d: d.Deployer, t: t, s: s, op: op, before: before}
+	return &readGuard{reading: d, t: t, s: s, op: op, before: before}
 }
 
 // refreshGuarded refreshes s, the state read first, and checks what the refresh's read dropped
@@ -94,7 +104,7 @@ func (g *readGuard) check(ctx context.Context, res stackstate.Result, err error)
 		g.before = after
 		return err
 	}
-	lost := reading{g.d}.unconfirmed(ctx, g.t, dropped, after)
+	lost := g.reading.unconfirmed(ctx, g.t, dropped, after)
 	if len(lost) == 0 {
 		g.before = after
 		return err
@@ -119,10 +129,7 @@ func (g *readGuard) check(ctx context.Context, res stackstate.Result, err error)
 // left dropped, as the provider said (clusterplane's own pool fails its read instead of
 // dropping). after tells what the operation made in a resource's place.
 func (d reading) unconfirmed(ctx context.Context, t deploytarget.Target, dropped []apitype.ResourceV3, after stackstate.State) []readrepair.LostRead {
-	ask := d.stillListed
-	if ask == nil {
-		ask = readrepair.CloudLists(t)
-	}
+	ask := d.lists(t)
 	var out []readrepair.LostRead
 	for _, r := range dropped {
 		if !scan.ReadsType(string(r.Type)) {

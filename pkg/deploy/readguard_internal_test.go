@@ -172,8 +172,7 @@ func TestAReadThatDroppedWhatTheCloudStillListsIsPutBackAndFailsTheOperation(t *
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &guardedStack{state: checkpoint(t, tt.after)}
-			d := &Deployer{stillListed: func(context.Context, scan.Resource) scan.Finding { return tt.cloud }}
-			g := reading{d}.guardReads(civoCluster(t), s, "refresh", checkpoint(t, civoStack("fw-1")))
+			g := newReading(answering(tt.cloud)).guardReads(civoCluster(t), s, "refresh", checkpoint(t, civoStack("fw-1")))
 			err := g.check(context.Background(), tt.res, tt.err)
 			if got := s.state.Deployment.Resources; tt.kept != slices.ContainsFunc(got, func(r apitype.ResourceV3) bool { return r.ID == "fw-1" }) {
 				t.Errorf("the state holds %v, want the firewall kept: %v", got, tt.kept)
@@ -200,10 +199,16 @@ func TestAReadThatDroppedWhatTheCloudStillListsIsPutBackAndFailsTheOperation(t *
 	}
 }
 
+// answering stands in for every cloud's list: whatever is asked about, the cloud answers f.
+func answering(f scan.Finding) cloudLists {
+	return func(deploytarget.Target) func(context.Context, scan.Resource) scan.Finding {
+		return func(context.Context, scan.Resource) scan.Finding { return f }
+	}
+}
+
 func TestASuccessfulOperationWhoseReadFoundNothingGoneIsNotChecked(t *testing.T) {
 	s := &guardedStack{state: checkpoint(t, civoStack(""))}
-	d := &Deployer{stillListed: func(context.Context, scan.Resource) scan.Finding { return scan.Finding{Verdict: scan.Same} }}
-	g := reading{d}.guardReads(civoCluster(t), s, "up", checkpoint(t, civoStack("fw-1")))
+	g := newReading(answering(scan.Finding{Verdict: scan.Same})).guardReads(civoCluster(t), s, "up", checkpoint(t, civoStack("fw-1")))
 	if err := g.check(context.Background(), stackstate.Result{}, nil); err != nil || s.exported != 0 {
 		t.Errorf("check = %v after %d exports, want nil and none", err, s.exported)
 	}
@@ -326,8 +331,7 @@ func TestAPreviewThatWouldCreateWhatTheStackHoldsFailsWhenTheCloudStillListsIt(t
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &guardedStack{state: checkpoint(t, civoStack("fw-1"))}
-			d := &Deployer{stillListed: func(context.Context, scan.Resource) scan.Finding { return tt.cloud }}
-			err := reading{d}.previewReads(context.Background(), civoCluster(t), s, "preview", tt.res)
+			err := newReading(answering(tt.cloud)).previewReads(context.Background(), civoCluster(t), s, "preview", tt.res)
 			if tt.says == nil && err != nil || tt.says != nil && err == nil {
 				t.Fatalf("previewReads = %v, want it to say %q", err, tt.says)
 			}

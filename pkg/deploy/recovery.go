@@ -77,7 +77,7 @@ func leftovers(ctx context.Context, s stackstate.Stack, st stackstate.State) sta
 func (d recovering) pendingCreates(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, known *lookup) *stackstate.PendingCreatesError {
 	e := &stackstate.PendingCreatesError{Leftovers: leftovers(ctx, s, st)}
 	if known == nil {
-		known = creating{d.Deployer}.look(ctx, t, st)
+		known = newCreating(d.Deployer).look(ctx, t, st)
 	}
 	e.Found, e.Looked = known.live, known.looked
 	return e

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/readrepair"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -195,7 +196,7 @@ func (d rotating) rotated(ctx context.Context, t deploytarget.Target, s stacksta
 			return &o, ""
 		}
 	}
-	if _, err := (reading{d.Deployer}).refreshGuarded(ctx, t, s, "up", stackstate.Options{Progress: progressTo(d.Progress).of(t)}); err != nil {
+	if _, err := newReading(readrepair.CloudLists).refreshGuarded(ctx, t, s, "up", stackstate.Options{Progress: progressTo(d.Progress).of(t)}); err != nil {
 		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
 		return &o, ""
 	}
@@ -240,7 +241,7 @@ func (d rotating) rollBack(ctx context.Context, t deploytarget.Target, s stackst
 // self is the id of the stack's own cluster or pool.
 func (d rotating) rotator(ctx context.Context, t deploytarget.Target, self, pool string, progress io.Writer,
 	record func(context.Context, rotation.State) error) (*rotationRun, error) {
-	kr, err := t.Rotate(ctx, t.Input, self, creating{d.Deployer}.resolve)
+	kr, err := t.Rotate(ctx, t.Input, self, newCreating(d.Deployer).resolve)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +320,7 @@ func (d rotating) surgeTaken(ctx context.Context, t deploytarget.Target, s stack
 	if ids, _ := st.IDs(deploytarget.GuardedType(t.Effects)); len(ids) == 1 {
 		self = ids[0]
 	}
-	kr, err := t.Rotate(ctx, t.Input, self, creating{d.Deployer}.resolve)
+	kr, err := t.Rotate(ctx, t.Input, self, newCreating(d.Deployer).resolve)
 	if err != nil {
 		return nil, errors.Wrap(err, "look for a pool of the surge name")
 	}

@@ -104,7 +104,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 		// not first by the refusal of the command status advised.
 		ready.Message += recovering{d}.lockNote(ctx, t, s)
 	}
-	ready, answer := creating{d}.leftInStatus(ctx, t, st, ready)
+	ready, answer := newCreating(d).leftInStatus(ctx, t, st, ready)
 	if answer != nil {
 		o.Unmanaged = answer.live
 	}
