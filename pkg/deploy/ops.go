@@ -176,7 +176,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 	if err != nil {
 		var protected *stackstate.ProtectedError
 		if errors.As(err, &protected) {
-			if o, ok := (rotating{d.Deployer}).protectedRotation(ctx, t, s, res); ok {
+			if o, ok := newRotating(d.Deployer).protectedRotation(ctx, t, s, res); ok {
 				return o
 			}
 		}
@@ -286,7 +286,7 @@ func (d previewing) previewJudged(ctx context.Context, t deploytarget.Target, s 
 		if o.Status != outcome.Done {
 			return nil
 		}
-		if taken, err := (rotating{d.Deployer}).surgeTaken(ctx, t, s, carried); err != nil {
+		if taken, err := newRotating(d.Deployer).surgeTaken(ctx, t, s, carried); err != nil {
 			f := failed(err)
 			return &f
 		} else if taken != nil {
@@ -414,7 +414,7 @@ func (d applying) settled(ctx context.Context, t deploytarget.Target, s stacksta
 		return st, &o
 	}
 	if len(st.PendingCreates()) > 0 {
-		o := failed(recovering{d.Deployer}.pendingCreates(ctx, t, s, st, nil))
+		o := failed(newRecovering(d.Deployer).pendingCreates(ctx, t, s, st, nil))
 		return st, &o
 	}
 	return st, nil
@@ -476,7 +476,7 @@ func (d applying) refuseOrRotate(ctx context.Context, t deploytarget.Target, s s
 	if blocked != nil {
 		return blocked, "", st
 	}
-	if stop, did = (rotating{d.Deployer}).rotateFirst(ctx, t, s, st, opts); stop != nil || did == "" {
+	if stop, did = newRotating(d.Deployer).rotateFirst(ctx, t, s, st, opts); stop != nil || did == "" {
 		return stop, did, st
 	}
 	// The rotation rewrote the state (its record, the new pool): read it again. Without one,

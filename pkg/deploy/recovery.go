@@ -11,10 +11,18 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
-// recovering is the Deployer as Recovery and TakeOver use it: the methods that read a stuck
-// stack's lock and pending creates and take a pending create over. It embeds the Deployer for its
-// backend, options and output.
-type recovering struct{ *Deployer }
+// recovering is how status, up and TakeOver read a stuck stack's lock and pending creates, and
+// take a pending create over. It holds the stacks it opens and the look-up of what the cloud holds
+// of a pending create.
+type recovering struct {
+	stacks   stacks
+	creating creating
+}
+
+// newRecovering is the deployer's recovering step.
+func newRecovering(d *Deployer) recovering {
+	return recovering{stacks: d.stacks(), creating: newCreating(d)}
+}
 
 // lockNote is what status adds to a Ready condition that asks for a command when the stack's
 // Pulumi lock is held: that command would be refused until the operation holding it ends, or
@@ -26,7 +34,7 @@ func (d recovering) lockNote(ctx context.Context, t deploytarget.Target, s stack
 		held, known, _ = s.Locked(ctx)
 		cancel = s.CancelCommand()
 	} else {
-		held, known, cancel, _ = d.Backend.PulumiLock(ctx, t.Project, t.Stack)
+		held, known, cancel, _ = d.stacks.backend.PulumiLock(ctx, t.Project, t.Stack)
 	}
 	if !held || !known {
 		return ""
@@ -77,7 +85,7 @@ func leftovers(ctx context.Context, s stackstate.Stack, st stackstate.State) sta
 func (d recovering) pendingCreates(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, known *lookup) *stackstate.PendingCreatesError {
 	e := &stackstate.PendingCreatesError{Leftovers: leftovers(ctx, s, st)}
 	if known == nil {
-		known = newCreating(d.Deployer).look(ctx, t, st)
+		known = d.creating.look(ctx, t, st)
 	}
 	e.Found, e.Looked = known.live, known.looked
 	return e
@@ -97,7 +105,7 @@ func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out out
 	if err != nil {
 		return failed(err)
 	}
-	opts, err := recovering{d}.takeOver(ctx, t)
+	opts, err := newRecovering(d).takeOver(ctx, t)
 	unlock() // Refresh takes it again
 	if err != nil {
 		return failed(err)
@@ -111,7 +119,7 @@ func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out out
 // takeOver removes the engine's lock and says the refresh that settles the pending creates; nil
 // when there are none.
 func (d recovering) takeOver(ctx context.Context, t deploytarget.Target) (*RefreshOptions, error) {
-	s, err := d.stacks().open(ctx, t)
+	s, err := d.stacks.open(ctx, t)
 	if err != nil {
 		return nil, err
 	}

@@ -20,11 +20,24 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
-// rotating is the Deployer as up uses it to carry out a pool rotation (pkg/change/rotation plans
-// it): the methods that decide whether a rotation may run, run it under the stack's lock, roll a
-// stopped one back, and take the surge pool it left. It embeds the Deployer for its backend,
-// options and output.
-type rotating struct{ *Deployer }
+// rotating is how up carries out a pool rotation (pkg/change/rotation plans it): it decides
+// whether a rotation may run, runs it under the stack's lock, rolls a stopped one back, and takes
+// the surge pool it left. It holds what a rotation reaches outside the stack it is given.
+type rotating struct {
+	// progress is where the rotation's lines and the refresh after it go.
+	progress progressTo
+	// told is Deployer.Rotating: told each phase once the stack recorded it; nil for no one.
+	told func(t deploytarget.Target, pool string, s rotation.State)
+	// resolve reads the references of the manifest (its cluster's id) from the stacks they name.
+	resolve kinds.Resolve
+	// reading checks the refresh that points the stack at the new pool.
+	reading reading
+}
+
+// newRotating is the deployer's rotating step.
+func newRotating(d *Deployer) rotating {
+	return rotating{progress: d.Progress, told: d.Rotating, resolve: newCreating(d).resolve, reading: newReading(readrepair.CloudLists)}
+}
 
 // rotateFirst carries out, before the engine runs, the rotation the manifest asks for (or the
 // one a stopped up recorded): the pools changed through the cloud's API and the cluster's nodes
@@ -133,7 +146,7 @@ func (d rotating) rotate(ctx context.Context, t deploytarget.Target, s stackstat
 	if len(ids) == 1 {
 		self = ids[0]
 	}
-	progress := progressTo(d.Progress).of(t)
+	progress := d.progress.of(t)
 	run, err := d.rotator(ctx, t, self, r.Name, progress, func(ctx context.Context, state rotation.State) error {
 		return rotationrun.RecordRotation(ctx, s, &rotationrun.RotationRecord{Pool: rec.Pool, State: state})
 	})
@@ -196,7 +209,7 @@ func (d rotating) rotated(ctx context.Context, t deploytarget.Target, s stacksta
 			return &o, ""
 		}
 	}
-	if _, err := newReading(readrepair.CloudLists).refreshGuarded(ctx, t, s, "up", stackstate.Options{Progress: progressTo(d.Progress).of(t)}); err != nil {
+	if _, err := d.reading.refreshGuarded(ctx, t, s, "up", stackstate.Options{Progress: d.progress.of(t)}); err != nil {
 		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
 		return &o, ""
 	}
@@ -218,7 +231,7 @@ func (d rotating) rotated(ctx context.Context, t deploytarget.Target, s stacksta
 func (d rotating) rollBack(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *rotationrun.RotationRecord) error {
 	// The roll-back records that it is under way before it deletes anything (so that a kill
 	// during it is known as one); its end is the record's removal, below.
-	run, err := d.rotator(ctx, t, self, rec.Pool, progressTo(d.Progress).of(t), func(ctx context.Context, state rotation.State) error {
+	run, err := d.rotator(ctx, t, self, rec.Pool, d.progress.of(t), func(ctx context.Context, state rotation.State) error {
 		return rotationrun.RecordRotation(ctx, s, &rotationrun.RotationRecord{Pool: rec.Pool, State: state})
 	})
 	if err != nil {
@@ -241,7 +254,7 @@ func (d rotating) rollBack(ctx context.Context, t deploytarget.Target, s stackst
 // self is the id of the stack's own cluster or pool.
 func (d rotating) rotator(ctx context.Context, t deploytarget.Target, self, pool string, progress io.Writer,
 	record func(context.Context, rotation.State) error) (*rotationRun, error) {
-	kr, err := t.Rotate(ctx, t.Input, self, newCreating(d.Deployer).resolve)
+	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
 	if err != nil {
 		return nil, err
 	}
@@ -283,8 +296,8 @@ func (d rotating) rotator(ctx context.Context, t deploytarget.Target, self, pool
 				if err := record(ctx, state); err != nil {
 					return err
 				}
-				if d.Rotating != nil {
-					d.Rotating(t, pool, state)
+				if d.told != nil {
+					d.told(t, pool, state)
 				}
 				return nil
 			}),
@@ -320,7 +333,7 @@ func (d rotating) surgeTaken(ctx context.Context, t deploytarget.Target, s stack
 	if ids, _ := st.IDs(deploytarget.GuardedType(t.Effects)); len(ids) == 1 {
 		self = ids[0]
 	}
-	kr, err := t.Rotate(ctx, t.Input, self, newCreating(d.Deployer).resolve)
+	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
 	if err != nil {
 		return nil, errors.Wrap(err, "look for a pool of the surge name")
 	}
@@ -372,7 +385,7 @@ func (d rotating) protectedRotation(ctx context.Context, t deploytarget.Target, 
 		taken.Result = &res
 		return *taken, true
 	}
-	if w := progressTo(d.Progress).of(t); w != nil {
+	if w := d.progress.of(t); w != nil {
 		// The engine's own lines above end in errors ("marked for protection", "errored"),
 		// which read as a failed preview; they are its refusal of the replacement only.
 		fmt.Fprintf(w, "The errors above are the engine refusing to replace the protected %s, as it must: nothing failed. "+

@@ -210,7 +210,7 @@ current-context: c
 	target := deploytarget.Target{Kind: kinds.Kind{Rotate: func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
 		return &kinds.Rotation{Kubeconfig: func(context.Context) ([]byte, error) { return kubeconfig, nil }}, nil
 	}}}
-	run, err := rotating{d}.rotator(context.Background(), target, "old-id", "workers", nil, func(_ context.Context, s rotation.State) error {
+	run, err := newRotating(d).rotator(context.Background(), target, "old-id", "workers", nil, func(_ context.Context, s rotation.State) error {
 		if s.Phase == rotation.Drained {
 			return fmt.Errorf("the backend did not answer")
 		}

@@ -102,7 +102,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	if ready.Reason == outcome.ManifestChanged || ready.Reason.LastNotSucceeded() {
 		// The advice is a command the stack's lock would refuse: a killed run's lock is said here,
 		// not first by the refusal of the command status advised.
-		ready.Message += recovering{d}.lockNote(ctx, t, s)
+		ready.Message += newRecovering(d).lockNote(ctx, t, s)
 	}
 	ready, answer := newCreating(d).leftInStatus(ctx, t, st, ready)
 	if answer != nil {
@@ -136,7 +136,7 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, ope
 			defer s.Close()
 		}
 		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.PendingCreates,
-			Message: recovering{d}.pendingCreates(ctx, t, s, st, answer).Advice(t.File)}
+			Message: newRecovering(d).pendingCreates(ctx, t, s, st, answer).Advice(t.File)}
 		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: outcome.PendingCreates, Message: "see Ready"}, nil
 	case !drift:
 		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: outcome.NotChecked,
