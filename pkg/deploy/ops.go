@@ -24,14 +24,45 @@ import (
 	"github.com/pkg/errors"
 )
 
-// previewing is the Deployer as Preview uses it: a preview of one stack, of a retarget, and the
-// judgement of what it found. It embeds the Deployer for its backend, options and output.
-type previewing struct{ *Deployer }
+// previewing is how Preview, PreviewPlan and CheckPlan preview one stack: the preview, of a
+// retarget too, and the judgement of what it found. It holds the stacks it opens, the retry and
+// the progress writer of the engine's run, and the steps it calls on: what it would create, what
+// the read dropped, the rotation up would carry out instead of a replacement.
+type previewing struct {
+	stacks   stacks
+	retrier  retrier
+	progress progressTo
+	creating creating
+	reading  reading
+	rotating rotating
+}
 
-// applying is the Deployer as Up uses it: whether the stack needs the engine at all, what it
-// refuses or rotates first, the question at the terminal, and the engine's update. It embeds the
-// Deployer for its backend, options and output.
-type applying struct{ *Deployer }
+// newPreviewing is the deployer's previewing step.
+func newPreviewing(d *Deployer) previewing {
+	return previewing{stacks: d.stacks(), retrier: d.retrier(), progress: d.Progress,
+		creating: newCreating(d), reading: newReading(readrepair.CloudLists), rotating: newRotating(d)}
+}
+
+// applying is how Up deploys one stack once it holds it open: whether the stack needs the engine
+// at all, what it refuses or rotates first, the question at the terminal, and the engine's update.
+// Destroy uses its check for creates left pending. It holds the stacks, the retry, the pace and
+// the progress writer of the engine's run, and the steps it calls on.
+type applying struct {
+	stacks     stacks
+	retrier    retrier
+	pace       *queue.Pacer
+	progress   progressTo
+	creating   creating
+	reading    reading
+	rotating   rotating
+	recovering recovering
+}
+
+// newApplying is the deployer's applying step.
+func newApplying(d *Deployer) applying {
+	return applying{stacks: d.stacks(), retrier: d.retrier(), pace: d.Pace, progress: d.Progress, creating: newCreating(d),
+		reading: newReading(readrepair.CloudLists), rotating: newRotating(d), recovering: newRecovering(d)}
+}
 
 // Deployer runs the operations on targets through a backend. Each operation returns an Outcome;
 // none prints anything but the engine's progress, to Progress.
@@ -140,12 +171,12 @@ func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts Prev
 		return outcome.Outcome{Status: outcome.Done, Verdict: outcome.NotPreviewed, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
 			"(up deploys it first when its manifest is given in the same run)"}
 	}
-	return previewing{d}.preview(ctx, t, !opts.NoRefresh)
+	return newPreviewing(d).preview(ctx, t, !opts.NoRefresh)
 }
 
 // preview is Preview, reading the cloud first (in memory) when refresh is set.
 func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh bool) outcome.Outcome {
-	s, created, err := d.stacks().openOrCreate(ctx, t)
+	s, created, err := d.stacks.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -154,7 +185,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 	// name before the engine runs, whose program would read that one as the stack's own.
 	var note string
 	if created {
-		blocked, n, err := newCreating(d.Deployer).lookBeforeCreate(ctx, t)
+		blocked, n, err := d.creating.lookBeforeCreate(ctx, t)
 		if err != nil || blocked != nil {
 			forget(ctx, s, created)
 			if err != nil {
@@ -165,18 +196,18 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 		note = notChecked(n)
 	}
 	var res stackstate.Result
-	err = d.retrier().run(ctx, t, func() (err error) {
-		res, err = s.Preview(ctx, stackstate.Options{Progress: progressTo(d.Progress).of(t), Refresh: refresh})
+	err = d.retrier.run(ctx, t, func() (err error) {
+		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress.of(t), Refresh: refresh})
 		res.RecordedOnly = runreport.RecordedOnly(t, res)
 		return err
 	}, nil)
 	if err == nil && refresh && !created {
-		err = newReading(readrepair.CloudLists).previewReads(ctx, t, s, "preview", res)
+		err = d.reading.previewReads(ctx, t, s, "preview", res)
 	}
 	if err != nil {
 		var protected *stackstate.ProtectedError
 		if errors.As(err, &protected) {
-			if o, ok := newRotating(d.Deployer).protectedRotation(ctx, t, s, res); ok {
+			if o, ok := d.rotating.protectedRotation(ctx, t, s, res); ok {
 				return o
 			}
 		}
@@ -187,7 +218,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 	// would look first is read before a stack made only for this preview goes again.
 	guarded := false
 	if !created {
-		if guarded, err = newCreating(d.Deployer).guardsCreate(ctx, t, s, res); err != nil {
+		if guarded, err = d.creating.guardsCreate(ctx, t, s, res); err != nil {
 			return failed(err)
 		}
 	}
@@ -201,7 +232,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 		return *stop
 	}
 	if o.Status == outcome.Done && guarded {
-		blocked, n, err := newCreating(d.Deployer).lookBeforeCreate(ctx, t)
+		blocked, n, err := d.creating.lookBeforeCreate(ctx, t)
 		switch {
 		case err != nil:
 			return failed(err)
@@ -216,7 +247,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 	}
 	// What the read found changed in the cloud (or, not read, what the state last recorded of
 	// it) is what up would put back, or could not.
-	o = fielddrift.PutBack(t, o, "would put back", d.stacks().leftByAdoption(ctx, t, s))
+	o = fielddrift.PutBack(t, o, "would put back", d.stacks.leftByAdoption(ctx, t, s))
 	return o
 }
 
@@ -240,7 +271,7 @@ func (d previewing) previewRetarget(ctx context.Context, t deploytarget.Target, 
 		o = failed(err)
 		return &o
 	}
-	if blocked, _, err := newCreating(d.Deployer).lookBeforeCreate(ctx, t, own...); err != nil {
+	if blocked, _, err := d.creating.lookBeforeCreate(ctx, t, own...); err != nil {
 		o = failed(err)
 		return &o
 	} else if blocked != nil {
@@ -286,14 +317,14 @@ func (d previewing) previewJudged(ctx context.Context, t deploytarget.Target, s 
 		if o.Status != outcome.Done {
 			return nil
 		}
-		if taken, err := newRotating(d.Deployer).surgeTaken(ctx, t, s, carried); err != nil {
+		if taken, err := d.rotating.surgeTaken(ctx, t, s, carried); err != nil {
 			f := failed(err)
 			return &f
 		} else if taken != nil {
 			taken.Result = o.Result
 			return taken
 		}
-		if w := progressTo(d.Progress).of(t); w != nil {
+		if w := d.progress.of(t); w != nil {
 			// The engine's own lines above say replace; what up does is not that.
 			fmt.Fprintf(w, "The engine's plan above replaces the %s; up does not: it rotates the pool (%s).\n",
 				rotationrun.ReplacedByRotation(carried), rotationrun.DescribeRotations(carried))
@@ -384,15 +415,16 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 		return failed(err)
 	}
 	defer s.Close()
-	st, stop := applying{d}.settled(ctx, t, s)
+	up := newApplying(d)
+	st, stop := up.settled(ctx, t, s)
 	if stop != nil {
 		return *stop
 	}
-	if stop := (applying{d}).retargetLooked(ctx, t, st); stop != nil {
+	if stop := up.retargetLooked(ctx, t, st); stop != nil {
 		return *stop
 	}
 	if !opts.AllowRefused {
-		stop, did, now := applying{d}.refuseOrRotate(ctx, t, s, st, opts)
+		stop, did, now := up.refuseOrRotate(ctx, t, s, st, opts)
 		if stop != nil {
 			return *stop
 		}
@@ -402,7 +434,7 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 			st = now
 		}
 	}
-	return applying{d}.upEngine(ctx, t, s, st, created, opts)
+	return up.upEngine(ctx, t, s, st, created, opts)
 }
 
 // settled reads the stack's state, and stops an operation that would change the stack while an
@@ -414,7 +446,7 @@ func (d applying) settled(ctx context.Context, t deploytarget.Target, s stacksta
 		return st, &o
 	}
 	if len(st.PendingCreates()) > 0 {
-		o := failed(newRecovering(d.Deployer).pendingCreates(ctx, t, s, st, nil))
+		o := failed(d.recovering.pendingCreates(ctx, t, s, st, nil))
 		return st, &o
 	}
 	return st, nil
@@ -435,7 +467,7 @@ func (d applying) retargetLooked(ctx context.Context, t deploytarget.Target, st 
 		return nil
 	}
 	own, _ := st.IDs(deploytarget.GuardedType(t.Effects))
-	blocked, _, err := newCreating(d.Deployer).lookBeforeCreate(ctx, t, own...)
+	blocked, _, err := d.creating.lookBeforeCreate(ctx, t, own...)
 	if err != nil {
 		o := failed(err)
 		return &o
@@ -476,7 +508,7 @@ func (d applying) refuseOrRotate(ctx context.Context, t deploytarget.Target, s s
 	if blocked != nil {
 		return blocked, "", st
 	}
-	if stop, did = newRotating(d.Deployer).rotateFirst(ctx, t, s, st, opts); stop != nil || did == "" {
+	if stop, did = d.rotating.rotateFirst(ctx, t, s, st, opts); stop != nil || did == "" {
 		return stop, did, st
 	}
 	// The rotation rewrote the state (its record, the new pool): read it again. Without one,
@@ -491,7 +523,7 @@ func (d applying) refuseOrRotate(ctx context.Context, t deploytarget.Target, s s
 // upEngine is the engine's part of Up, once the checks of the stack passed: the guard of what
 // the cloud holds under the names it creates, the preview confirmed, and the engine's up.
 func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) outcome.Outcome {
-	guard, blocked := newCreating(d.Deployer).guardCreate(ctx, t, s, st)
+	guard, blocked := d.creating.guardCreate(ctx, t, s, st)
 	if blocked != nil {
 		forget(ctx, s, created)
 		return *blocked
@@ -504,12 +536,12 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 	// while the cloud never changed.
 	refresh := !opts.NoRefresh || stackstate.StringOutput(st.Outputs(), deploytarget.GenerationOutput) != deploytarget.Generation(t.Input) || opts.Planned != nil
 	if refresh {
-		if err := d.Pace.Wait(ctx, t); err != nil {
+		if err := d.pace.Wait(ctx, t); err != nil {
 			forget(ctx, s, created)
 			return failed(err)
 		}
 	}
-	adopted := d.stacks().leftByAdoption(ctx, t, s)() // read before this up becomes the last update
+	adopted := d.stacks.leftByAdoption(ctx, t, s)() // read before this up becomes the last update
 	if stop := d.confirmed(ctx, t, s, st, refresh, adopted, opts); stop != nil {
 		// Nothing deployed: a stack made for this up goes again, as after a preview.
 		forget(ctx, s, created)
@@ -517,9 +549,9 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 	}
 	var res stackstate.Result
 	var left *outcome.Outcome
-	reads := newReading(readrepair.CloudLists).guardReads(t, s, "up", st)
-	err := d.retrier().run(ctx, t, func() (err error) {
-		res, err = s.Up(ctx, stackstate.Options{Progress: progressTo(d.Progress).of(t), Refresh: refresh, Message: opts.Message})
+	reads := d.reading.guardReads(t, s, "up", st)
+	err := d.retrier.run(ctx, t, func() (err error) {
+		res, err = s.Up(ctx, stackstate.Options{Progress: d.progress.of(t), Refresh: refresh, Message: opts.Message})
 		res.RecordedOnly = runreport.RecordedOnly(t, res)
 		if refresh {
 			// A read that took a cloud's error for a deletion must not cost the stack the resource.
@@ -558,7 +590,7 @@ func (d applying) confirmed(ctx context.Context, t deploytarget.Target, s stacks
 	} else {
 		preview, err := s.Preview(ctx, stackstate.Options{Refresh: refresh})
 		if err == nil && refresh {
-			err = newReading(readrepair.CloudLists).previewReads(ctx, t, s, "up", preview)
+			err = d.reading.previewReads(ctx, t, s, "up", preview)
 		}
 		if err != nil {
 			o := failed(err)
@@ -725,7 +757,7 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 		return failed(err)
 	}
 	defer s.Close()
-	st, stop := applying{d}.settled(ctx, t, s)
+	st, stop := newApplying(d).settled(ctx, t, s)
 	if stop != nil {
 		return *stop
 	}

@@ -28,7 +28,7 @@ func (d *Deployer) PreviewPlan(ctx context.Context, t deploytarget.Target) (out 
 	if err != nil {
 		return failed(err)
 	}
-	o := previewing{d}.preview(ctx, t, true)
+	o := newPreviewing(d).preview(ctx, t, true)
 	if o.Result == nil || o.Status == outcome.Failed || o.Status == outcome.Cancelled {
 		return o
 	}
@@ -65,7 +65,7 @@ func (d *Deployer) CheckPlan(ctx context.Context, t deploytarget.Target, p outco
 		// What a fresh preview would do differs for these reasons already: it is not run.
 		return &savedplan.PlanMovedError{Stack: t.Key(), Moved: moved}
 	}
-	o := previewing{d}.preview(ctx, t, true)
+	o := newPreviewing(d).preview(ctx, t, true)
 	if o.Result == nil {
 		if o.Err != nil {
 			return o.Err
