@@ -247,7 +247,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 	}
 	// What the read found changed in the cloud (or, not read, what the state last recorded of
 	// it) is what up would put back, or could not.
-	o = fielddrift.PutBack(t, o, "would put back", d.stacks.leftByAdoption(ctx, t, s))
+	o = fielddrift.PutBack(t, o, true, d.stacks.leftByAdoption(ctx, t, s))
 	return o
 }
 
@@ -575,7 +575,7 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 		o.Result = &res
 		return guard.failed(ctx, o)
 	}
-	return guard.done(fielddrift.PutBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
+	return guard.done(fielddrift.PutBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, false, func() []string { return adopted }))
 }
 
 // confirmed stops an up, before the engine changes anything, whose change replaces what the run

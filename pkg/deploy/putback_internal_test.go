@@ -73,7 +73,7 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 			res := stackstate.Result{Steps: []stackstate.Step{tt.step}, Changes: map[string]int{"update": 1},
 				Previous: map[string]any{deploytarget.ManifestOutput: manifest, deploytarget.GenerationOutput: deploytarget.Generation(tt.target.Input)}}
 			read := 0
-			o := fielddrift.PutBack(tt.target, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string {
+			o := fielddrift.PutBack(tt.target, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, false, func() []string {
 				read++
 				return tt.left
 			})

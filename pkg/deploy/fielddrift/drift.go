@@ -185,14 +185,16 @@ func Before(f outcome.FieldDrift) any {
 // of the cloud found changed since the stack's last up, apart from the manifest's own changes: the
 // fields up sets back to the manifest's values (PutBack, with what the cloud had, so the cost says
 // the real change), and those no up can put back (Drift). With any of the latter the outcome is
-// Drifted, never Done: the cloud still differs from the manifest, and it says where and why. verb
-// is "put back" for an up, "would put back" for a preview.
+// Drifted, never Done: the cloud still differs from the manifest, and it says where and why.
 //
 // What the stack took over as the cloud had it is no change in the cloud: the fields an adoption
 // left for the next up (left, read lazily from the stack's last update: adoptionLeft) and those
 // whose property the provider never reads from the cloud, which only an import leaves unlike the
 // manifest. Those are listed apart (Sets), as what this up sets for the first time.
-func PutBack(t deploytarget.Target, o outcome.Outcome, verb string, left func() []string) outcome.Outcome {
+//
+// preview says whether o is a preview's, which says what an up would do: the caller knows which
+// it is, so the wording follows from it and is never read back from a phrase.
+func PutBack(t deploytarget.Target, o outcome.Outcome, preview bool, left func() []string) outcome.Outcome {
 	if o.Status != outcome.Done || o.Result == nil {
 		return o
 	}
@@ -214,15 +216,19 @@ func PutBack(t deploytarget.Target, o outcome.Outcome, verb string, left func() 
 			o.PutBack = append(o.PutBack, f)
 		}
 	}
+	putBack := "put back"
+	if preview {
+		putBack = "would put back"
+	}
 	if len(o.PutBack) > 0 {
-		o.Reason += "; " + verb + " what changed in the cloud: " + fieldNames(o.PutBack)
+		o.Reason += "; " + putBack + " what changed in the cloud: " + fieldNames(o.PutBack)
 	}
 	switch {
-	case len(o.Sets) > 0 && strings.HasPrefix(verb, "would"):
+	case len(o.Sets) > 0 && preview:
 		// Said as drift says it: what the stack took over is pending for this up, not drift.
 		o.Reason += "; " + DescribePending(o.Sets) + " (taken over as the cloud had it)"
 	case len(o.Sets) > 0:
-		o.Reason += "; " + strings.Replace(verb, "put back", "set", 1) + " what the stack took over as the cloud had it: " + fieldNames(o.Sets)
+		o.Reason += "; set what the stack took over as the cloud had it: " + fieldNames(o.Sets)
 	}
 	if names, _ := Unclearable(o.Drift); names != "" {
 		o.Status = outcome.Drifted
@@ -234,7 +240,7 @@ func PutBack(t deploytarget.Target, o outcome.Outcome, verb string, left func() 
 // Previewed is the outcome of a preview's result res, as up's question shows it: with what the
 // preview's read of the cloud found changed there, which up would put back or could not.
 func Previewed(t deploytarget.Target, res stackstate.Result) outcome.Outcome {
-	return PutBack(t, outcome.Outcome{Target: t, Status: outcome.Done, Result: &res, Reason: res.Summary()}, "would put back",
+	return PutBack(t, outcome.Outcome{Target: t, Status: outcome.Done, Result: &res, Reason: res.Summary()}, true,
 		func() []string { return res.LeftByAdoption })
 }
 
