@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -430,7 +429,12 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 		}
 		if did != "" {
 			// What the rotation did leads up's report, whatever the engine does next.
-			defer func() { out.Reason = strings.TrimSuffix(did+"; "+out.Reason, "; ") }()
+			defer func() {
+				if out.Reason != "" {
+					did += "; " + out.Reason
+				}
+				out.Reason = did
+			}()
 			st = now
 		}
 	}
