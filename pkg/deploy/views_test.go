@@ -22,6 +22,7 @@ const maxMethods = 30
 // Deployer itself: then what a step can touch is read off its fields, and a test builds it with
 // only those. Each row below but the first shows the check finding what it must, so that the
 // first row, pkg/deploy's own files, passing means something.
+// Promise: deploy-steps-hold-what-they-use
 func TestNoStructHoldsTheDeployerAndNoTypeHasOver30Methods(t *testing.T) {
 	tests := []struct {
 		name string
