@@ -60,7 +60,7 @@ help:
 	@echo "make check-sdks       fail if the SDKs are stale; type-check examples/typescript against sdk/nodejs"
 	@echo "make engine           the real Pulumi CLI v3.259.0 and its yaml, go and nodejs language hosts in .engine/bin, and the real"
 	@echo "                      DigitalOcean 4.57.0 and Civo 2.4.8 provider plugins in .engine/plugins (tools/engine)"
-	@echo "make kube             a real Kubernetes control plane (kube-apiserver, -controller-manager, -scheduler v1.34.9, etcd v3.6.4, kwok v0.7.0) in .engine/kube (tools/kube)"
+	@echo "make kube             a real Kubernetes control plane (kube-apiserver, -controller-manager, -scheduler v1.34.9, etcd v3.6.4, kwok v0.7.0) and kubectl and helm in .engine/kube (tools/kube)"
 	@echo "make check-platforms  clusterplane and the plugin type-check for Windows and macOS too (tools/platformcheck)"
 	@echo "make release VERSION=v0.1.0  the release in dist/: binaries and plugins for 6 platforms, SDK packages, Go module, SHA256SUMS"
 	@echo "                      (DOWNLOAD_URL=https://... where the engine downloads the plugin; PLATFORMS=linux/amd64,... fewer)"
@@ -250,8 +250,9 @@ engine:
 
 # A real Kubernetes control plane for the operator's and the drains' e2e tests (e2e/kube_test.go,
 # e2e/kubecluster_test.go): kube-apiserver, kube-controller-manager and kube-scheduler v1.34.9,
-# etcd v3.6.4 and kwok v0.7.0 built from the Go modules in tools/kube into .engine/kube, kept
-# across runs like the engine (cold figures in tools/kube/build.sh).
+# etcd v3.6.4 and kwok v0.7.0, and the kubectl and helm the Karpenter docs' e2e test types, built
+# from the Go modules in tools/kube into .engine/kube, kept across runs like the engine (cold
+# figures in tools/kube/build.sh).
 kube:
 	bash tools/kube/build.sh
 

@@ -80,10 +80,10 @@ func repoRoot() string {
 // temporary folder, every run of the suite would add another copy.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	// Every binary folder the tests built is removed here (the Karpenter one, kubectl and helm,
-	// the chart renderer, the previous version): up to 174 MB each,
+	// Every binary folder the tests built is removed here (the Karpenter one, the chart renderer,
+	// the previous version): up to 174 MB each,
 	// and one left per run fills /tmp.
-	for _, dir := range []string{binDir, karpenterBinDir, providerDir, cliDir, chartRendererDir, previousDir} {
+	for _, dir := range []string{binDir, karpenterBinDir, providerDir, chartRendererDir, previousDir} {
 		if dir != "" {
 			_ = os.RemoveAll(dir)
 		}

@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -26,7 +25,7 @@ import (
 // plane with kwok stands in for the cluster and the loopback DigitalOcean for the cloud.
 //
 // kubectl and helm are the real commands, v1.34.9 (the control plane's) and v3.19.5 (the version
-// charttest renders with), built from their Go modules in tools/kube/cli: a helm shim or a render
+// charttest renders with), built from their Go modules in tools/kube/cli by `make kube`: a helm shim or a render
 // with Helm's engine would leave the release's install and uninstall untested, which is what
 // the uninstall's promise rests on. No container runs here, so the chart's Deployment runs no
 // operator: once the chart is installed the test starts karpenter-clusterplane as a process with
@@ -198,36 +197,17 @@ func runInstallBlock(t *testing.T, b installBlock, work string, env []string) {
 	t.Logf("docs/karpenter.md:%d ran in %s", b.line, time.Since(start).Round(time.Second))
 }
 
-var (
-	cliBuild    sync.Once
-	cliDir      string
-	cliBuildErr error
-)
-
-// karpenterCLI builds kubectl and helm once per test binary into a folder of their own, from
-// tools/kube/cli, with the flags tools/kube/build.sh builds the control plane with (its compiled
-// packages are shared through Go's build cache).
+// karpenterCLI is the folder holding kubectl and helm, which `make kube` (tools/kube/build.sh)
+// builds from tools/kube/cli into .engine/kube beside the control plane, with the same flags.
 func karpenterCLI(t *testing.T) string {
 	t.Helper()
-	cliBuild.Do(func() {
-		cliDir, cliBuildErr = os.MkdirTemp("", "karpenter-e2e-cli")
-		if cliBuildErr != nil {
-			return
+	dir := filepath.Join(root, ".engine", "kube")
+	for _, name := range []string{"kubectl", "helm"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Fatalf("%s is not in .engine/kube (make kube builds it from tools/kube/cli): %v", name, err)
 		}
-		ldflags := "-s -w -X k8s.io/component-base/version.gitVersion=v1.34.9 -X k8s.io/component-base/version.gitMajor=1" +
-			" -X k8s.io/component-base/version.gitMinor=34 -X k8s.io/client-go/pkg/version.gitVersion=v1.34.9"
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", cliDir+"/",
-			"k8s.io/kubernetes/cmd/kubectl", "helm.sh/helm/v3/cmd/helm")
-		cmd.Dir = filepath.Join(root, "tools", "kube", "cli")
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GONOSUMDB=k8s.io/kube-proxy,k8s.io/externaljwt")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			cliBuildErr = fmt.Errorf("build kubectl and helm (tools/kube/cli): %v\n%s", err, out)
-		}
-	})
-	if cliBuildErr != nil {
-		t.Fatal(cliBuildErr)
 	}
-	return cliDir
+	return dir
 }
 
 // startChartOperator starts the provider as the chart's Deployment would run it, and stops it

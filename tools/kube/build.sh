@@ -7,6 +7,10 @@
 #   etcd            go.etcd.io/etcd/server/v3 v3.6.4 (what kubernetes v1.34.9 asks for)
 #   kwok            sigs.k8s.io/kwok v0.7.0 (simulated kubelets), in its own module tools/kube/kwok
 #                   because it wants client-go v0.33 and the others v0.34
+#   kubectl, helm   k8s.io/kubernetes v1.34.9 and helm.sh/helm/v3 v3.19.5, in the module
+#                   tools/kube/cli: the commands docs/karpenter.md and docs/deploying.md type,
+#                   which the e2e tests run as written. Built here, once, rather than in each e2e
+#                   run: together they compile for minutes and fill gigabytes of build cache.
 # They come from these modules, which keep the main go.mod free of k8s.io/kubernetes. A binary
 # newer than its go.mod and go.sum is kept, so only the first run compiles. Cold figures, in one
 # run with a fresh GOCACHE and the modules already downloaded, on two cores shared with one light
@@ -56,8 +60,12 @@ build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
 build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager
 build kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
 build kwok sigs.k8s.io/kwok/cmd/kwok "$here/kwok"
+build kubectl k8s.io/kubernetes/cmd/kubectl "$here/cli"
+build helm helm.sh/helm/v3/cmd/helm "$here/cli"
 "$bin/kube-apiserver" --version
 "$bin/etcd" --version | sed -n 1p
 "$bin/kube-controller-manager" --version
 "$bin/kube-scheduler" --version
 "$bin/kwok" --version
+"$bin/kubectl" version --client | sed -n 1p
+"$bin/helm" version --short
