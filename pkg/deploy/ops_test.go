@@ -398,6 +398,32 @@ func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *t
 	}
 }
 
+// Promise: status-advises-no-refused-up
+func TestStatusAdvisesUpForAChangeUpMakesAndTheRefusalForOneUpRefuses(t *testing.T) {
+	ctx := context.Background()
+	const haOn, haOff = "\nspec:\n  highlyAvailable: true\n", "\nspec:\n  highlyAvailable: false\n"
+	for _, c := range []struct {
+		name      string
+		edit      []string
+		advice    string
+		notAdvice string
+	}{
+		{"a node count up scales in place is advised to up", []string{"\nspec:\n", haOn, "nodeCount: 2", "nodeCount: 3"},
+			"(spec.defaultNodePool.nodeCount); run up", "refuses"},
+		{"high availability turned off, which DigitalOcean refuses, says up's refusal", []string{"\nspec:\n", haOff},
+			"(spec.highlyAvailable); up refuses it (spec.highlyAvailable: DigitalOcean's API refuses to turn high availability off", "run up"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, _ := deployer()
+			mustUp(ctx, t, d, cluster(t, "\nspec:\n", haOn))
+			ready := d.Status(ctx, cluster(t, c.edit...), deploy.StatusOptions{}).Report.Condition("Ready")
+			if ready.Reason != outcome.ManifestChanged || !strings.Contains(ready.Message, c.advice) || strings.Contains(ready.Message, c.notAdvice) {
+				t.Errorf("Ready %+v, want ManifestChanged saying %q and not %q", ready, c.advice, c.notAdvice)
+			}
+		})
+	}
+}
+
 // mustText is a namedCluster's manifest text, for editing.
 func mustText(t *testing.T, c deploytarget.Target) string {
 	t.Helper()

@@ -85,7 +85,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	since := fielddrift.SinceOf(t, outputs)
 	if ready.Reason == outcome.ManifestChanged {
 		if changed := since.Paths(); changed != "" {
-			ready.Message = "the manifest changed since the last up (" + changed + "); run up"
+			ready.Message = "the manifest changed since the last up (" + changed + "); " + changedAdvice(t, outputs)
 		}
 	}
 	if left := fielddrift.AdoptionLeft(last); ready.Status == "True" && len(left) > 0 {
@@ -115,6 +115,27 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	}
 	report.Conditions = []outcome.Condition{ready, drifted}
 	return o
+}
+
+// changedAdvice is what status advises for a manifest changed since the last up: run up, unless
+// up is certain to refuse a change (one the providers cannot carry out, and no read of the cloud
+// could find already made), then the refusal up would give: status never advises a command that
+// can only be refused.
+func changedAdvice(t deploytarget.Target, outputs map[string]stackstate.Output) string {
+	refused, err := t.Refused(outputs)
+	if err != nil {
+		return "run up"
+	}
+	var certain []string
+	for _, c := range refused {
+		if !fielddrift.OnPaper(c) && !fielddrift.NotApplied(c) {
+			certain = append(certain, c.Path+": "+c.Reason)
+		}
+	}
+	if len(certain) == 0 {
+		return "run up"
+	}
+	return "up refuses it (" + strings.Join(certain, "; ") + ")"
 }
 
 // driftInStatus is status's Drifted condition, and its Ready condition as what it finds changes
