@@ -231,6 +231,11 @@ func TestAnOperationInAStoppedSandboxIsRefusedBeforeAnyStackRuns(t *testing.T) {
 	}{
 		{"an up in a stopped sandbox is refused", pipeline.Up(deploy.UpOptions{}), "/home/u/.clusterplane-sandbox", stopped.URL, true},
 		{"a drift in a stopped sandbox is refused", pipeline.Drift(false), "/home/u/.clusterplane-sandbox", stopped.URL, true},
+		{"a preview in a stopped sandbox is refused", pipeline.Preview(deploy.PreviewOptions{}), "/home/u/.clusterplane-sandbox", stopped.URL, true},
+		{"a destroy in a stopped sandbox is refused", pipeline.Destroy(deploy.DestroyOptions{}), "/home/u/.clusterplane-sandbox", stopped.URL, true},
+		{"a refresh in a stopped sandbox is refused", pipeline.Refresh(deploy.RefreshOptions{}), "/home/u/.clusterplane-sandbox", stopped.URL, true},
+		{"an adopt in a stopped sandbox is refused", pipeline.Adopt(func(string) string { return "4d24060e" }, deploy.AdoptOptions{}),
+			"/home/u/.clusterplane-sandbox", stopped.URL, true},
 		{"a status in a stopped sandbox runs", pipeline.Status(false), "/home/u/.clusterplane-sandbox", stopped.URL, false},
 		{"an up in a running sandbox runs", pipeline.Up(deploy.UpOptions{}), "/home/u/.clusterplane-sandbox", running.URL, false},
 		{"an up outside the sandbox is the engine's to run", pipeline.Up(deploy.UpOptions{}), "", stopped.URL, false},
