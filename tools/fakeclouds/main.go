@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -69,7 +70,7 @@ func main() {
 	}
 	anyToken := flag.String("token", "", "the token every cloud without its own -<cloud>-token accepts")
 	env := flag.String("env", "", "the file to write each cloud's API URL variable to, as KEY=VALUE lines")
-	requests := flag.String("requests", "", "the file to append one line to for every request a cloud answers: unix time, cloud, method, status, path (bench/takeover.sh counts them)")
+	requests := flag.String("requests", "", "the file to append one line to for every request a cloud answers: unix time, cloud, method, status, path with its query, and the User-Agent's first word, which is clusterplane for its own requests (bench/takeover.sh counts them)")
 	seeded := flag.Int("seed", 0, "clusters to create in each cloud before serving, each with one more pool, as the clouds' own tools would (bench/discover.sh)")
 	examples := flag.Bool("examples", false, "put into each new cloud what the examples name by id (their clusters, networks and VPC), "+
 		"as the sandbox does, so that every example deploys; a cloud loaded from its -<cloud>-state keeps what it holds")
@@ -138,8 +139,10 @@ func serve(s *server, all []*served, env, requests string, seeded int, examples 
 }
 
 // logRequests appends a line to path for every request a cloud answers, as it is answered, so
-// that a bench can count what each command cost between two points in the file. Only the
-// method, status and path are written: a body or a header could hold a secret.
+// that a bench can count what each command cost between two points in the file: time, cloud,
+// method, status, path with its query (a list's page), and the first word of the User-Agent,
+// which tells clusterplane's own requests ("clusterplane") from a provider plugin's. Nothing else
+// of a request is written: a body or another header could hold a secret.
 func logRequests(path string, all []*served) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -151,7 +154,15 @@ func logRequests(path string, all []*served) error {
 			mu.Lock()
 			defer mu.Unlock()
 			// One write a line, unbuffered: the bench reads the file while the clouds serve.
-			_, _ = fmt.Fprintf(f, "%.3f %s %s %d %s\n", float64(at.UnixMilli())/1000, c.ID, r.Method, r.Status, r.Path)
+			path := r.Path
+			if r.Query != "" {
+				path += "?" + r.Query
+			}
+			client, _, _ := strings.Cut(r.UserAgent, " ")
+			if client == "" {
+				client = "-"
+			}
+			_, _ = fmt.Fprintf(f, "%.3f %s %s %d %s %s\n", float64(at.UnixMilli())/1000, c.ID, r.Method, r.Status, path, client)
 		})
 	}
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/internal/seed"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
@@ -28,6 +30,19 @@ func TestTheRequestLogHasALinePerRequestOfEachCloudAndNoToken(t *testing.T) {
 	if err := seedClouds(2, all); err != nil {
 		t.Fatal(err)
 	}
+	// One list page as clusterplane's own client asks it: its line names the client by the
+	// User-Agent's first word and keeps the page in the path.
+	req, err := http.NewRequest("GET", do.URL()+"/v2/kubernetes/clusters?page=1&per_page=200", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("User-Agent", cloudapi.UserAgent+" (a test)")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
 	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -37,12 +52,19 @@ func TestTheRequestLogHasALinePerRequestOfEachCloudAndNoToken(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(text)), "\n")
 	counts := map[string]int{}
+	own := 0
 	for _, line := range lines {
 		fields := strings.Fields(line)
-		if len(fields) != 5 || !strings.Contains(fields[0], ".") || !strings.HasPrefix(fields[4], "/") {
-			t.Fatalf("line %q is not: time cloud method status path", line)
+		if len(fields) != 6 || !strings.Contains(fields[0], ".") || !strings.HasPrefix(fields[4], "/") {
+			t.Fatalf("line %q is not: time cloud method status path client", line)
 		}
 		counts[fields[1]]++
+		if fields[5] == cloudapi.UserAgent && fields[4] == "/v2/kubernetes/clusters?page=1&per_page=200" {
+			own++
+		}
+	}
+	if own != 1 {
+		t.Errorf("%d lines name clusterplane's own list of page 1, want 1:\n%s", own, text)
 	}
 	for cloud, requests := range map[string]int{"digitalocean": len(do.Requests("")), "civo": len(civo.Requests(""))} {
 		if requests == 0 || counts[cloud] != requests {
