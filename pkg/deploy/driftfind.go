@@ -26,13 +26,15 @@ type driftFound struct {
 // upgraded the cluster past the version that up applied, which the module refuses to deploy, that
 // is drift of the version, and the preview is made again with the version the cluster runs, to
 // find the rest. op names the command in what a dropped read says. A failed preview is err:
-// where its failure is itself drift (fielddrift.PreviewFailed) the caller says so.
+// where its failure is itself drift (fielddrift.PreviewFailed) the caller says so. Without
+// refresh the preview compares the stack's state as it stands, which the caller knows to be the
+// cloud as an up just read it (upRead): no cloud is read.
 func (d *Deployer) findDrift(ctx context.Context, t deploytarget.Target, s stackstate.Stack, asDeployed *deploytarget.Target,
-	outputs map[string]stackstate.Output, since fielddrift.Since, op string, progress io.Writer) (driftFound, error) {
+	outputs map[string]stackstate.Output, since fielddrift.Since, op string, progress io.Writer, refresh bool) (driftFound, error) {
 	var f driftFound
 	*asDeployed = deploytarget.AsDeployed(t, outputs)
 	preview := func() (err error) {
-		f.res, err = s.Preview(ctx, stackstate.Options{Progress: progress, Refresh: true})
+		f.res, err = s.Preview(ctx, stackstate.Options{Progress: progress, Refresh: refresh})
 		return err
 	}
 	err := d.retrier().run(ctx, t, preview, nil)
@@ -44,7 +46,7 @@ func (d *Deployer) findDrift(ctx context.Context, t deploytarget.Target, s stack
 		*asDeployed = asDeployed.WithInput(fielddrift.WithValues(asDeployed.Input, past))
 		err = d.retrier().run(ctx, t, preview, nil)
 	}
-	if err == nil {
+	if err == nil && refresh {
 		err = newReading(readrepair.CloudLists).previewReads(ctx, t, s, op, f.res)
 	}
 	if err != nil {

@@ -556,7 +556,7 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 	reads := d.reading.guardReads(t, s, "up", st)
 	err := d.retrier.run(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, stackstate.Options{Progress: d.progress.of(t), Refresh: refresh, Message: opts.Message})
-		res.RecordedOnly = runreport.RecordedOnly(t, res)
+		res.RecordedOnly, res.Refreshed = runreport.RecordedOnly(t, res), refresh
 		if refresh {
 			// A read that took a cloud's error for a deletion must not cost the stack the resource.
 			err = reads.check(ctx, res, err)
@@ -702,7 +702,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	outputs := st.Outputs()
 	since := fielddrift.SinceOf(t, outputs)
-	f, err := d.findDrift(ctx, t, s, asDeployed, outputs, since, "drift", progressTo(d.Progress).of(t))
+	f, err := d.findDrift(ctx, t, s, asDeployed, outputs, since, "drift", progressTo(d.Progress).of(t), true)
 	if err != nil {
 		o, ok := fielddrift.PreviewFailed(err)
 		if !ok {

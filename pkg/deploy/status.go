@@ -27,6 +27,12 @@ type StatusOptions struct {
 	// only the backend, and Drifted is Unknown (NotChecked): a fleet's status takes seconds, not
 	// a preview of every stack.
 	Drift bool
+	// AfterUp, when set with Drift, is the outcome of the up this status follows on the same
+	// stack. An up that succeeded and read the cloud at the start of its own engine run
+	// (Result.Refreshed) wrote the cloud as it read it, with its own changes on top, into the
+	// state: Drifted then compares that state with the manifest (a preview that reads no cloud)
+	// instead of reading the cloud a second time (upRead says when).
+	AfterUp *outcome.Outcome
 }
 
 // Status reports the target's stack: Ready (the last update succeeded and deployed this
@@ -109,7 +115,8 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 		o.Unmanaged = answer.live
 	}
 	ready = rotationrun.RotationUnderWay(outputs, ready)
-	ready, drifted, err := d.driftInStatus(ctx, t, stackOpened{s, asDeployed, since}, st, answer, opts.Drift, &o, ready)
+	opened := stackOpened{Stack: s, asDeployed: asDeployed, since: since, readByUp: upRead(opts.AfterUp, last)}
+	ready, drifted, err := d.driftInStatus(ctx, t, opened, st, answer, opts.Drift, &o, ready)
 	if err != nil {
 		return failed(err)
 	}
@@ -172,7 +179,7 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, ope
 		return ready, outcome.Condition{Type: "Drifted", Status: "False", Reason: outcome.InSync,
 			Message: "the cloud matches the manifest (fleet scan: " + d.Scanned[t.Key()].Why + ")"}, nil
 	}
-	if err := d.Pace.Wait(ctx, t); err != nil {
+	if err := d.paceRead(ctx, t, opened); err != nil {
 		return ready, outcome.Condition{}, err
 	}
 	if rec, err := rotationrun.RecordedRotation(st.Outputs()); err == nil && rec != nil && rec.Phase != rotation.Done {
@@ -238,16 +245,48 @@ func missingReferences(t deploytarget.Target, exists func(string) (bool, error))
 
 // stackOpened is the stack status opened to read the cloud (nil when it read the backend's
 // storage), the target its program deploys (openAsDeployed) and the manifest's change since
-// the last up.
+// the last up. readByUp tells that its state is the cloud as the up just run read it (upRead):
+// the drift preview then reads no cloud.
 type stackOpened struct {
 	stackstate.Stack
 	asDeployed *deploytarget.Target
 	since      fielddrift.Since
+	readByUp   bool
 }
 
-// driftedOf previews the stack against the cloud, in memory, as Drift does (findDrift).
+// upRead tells that the stack's state is the cloud as up, the up a status follows, read it: up
+// succeeded, its engine run read the cloud into the state before it changed anything
+// (Result.Refreshed), and the stack's last update is still a successful update. Such an up
+// already compared that read with the manifest and put back whatever it could, and what it could
+// not put back ended it Drifted, not Done (fielddrift.PutBack); the state it wrote holds the
+// cloud's values with the up's own changes as the provider answered them. Comparing that state
+// with the manifest offline (a preview without refresh) then finds what a second read would,
+// a provider whose answer still differs from the manifest included, without asking the cloud
+// again. A change made in the cloud after the up is not seen; nor would a read a moment later
+// see one made after it, and the drift check that runs every --drift-every reads the cloud.
+//
+// An up that trusted the state (NoRefresh with an unchanged manifest), one that did not run (the
+// fleet scan vouched for the stack, which status trusts on its own), or a stack whose last update
+// is another operation's (a destroy, a refresh, an adoption landing between the two) reads the
+// cloud as ever.
+func upRead(up *outcome.Outcome, last *stackstate.Update) bool {
+	return up != nil && up.Status == outcome.Done && !up.NotRun && up.Result != nil && up.Result.Refreshed &&
+		last != nil && last.Operation == "update" && last.Result == "succeeded"
+}
+
+// paceRead holds a drift preview that reads the cloud until its requests fit the cloud's rate
+// limit (Pace); one that compares the state an up just read (readByUp) sends none and goes at once.
+func (d *Deployer) paceRead(ctx context.Context, t deploytarget.Target, s stackOpened) error {
+	if s.readByUp {
+		return nil
+	}
+	return d.Pace.Wait(ctx, t)
+}
+
+// driftedOf previews the stack against the cloud, in memory, as Drift does (findDrift); against
+// its state alone when that is the cloud as the up just run read it (s.readByUp).
 func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stackOpened, outputs map[string]stackstate.Output) (outcome.Condition, []outcome.FieldDrift) {
-	f, err := d.findDrift(ctx, t, s.Stack, s.asDeployed, outputs, s.since, "status --drift", nil)
+	f, err := d.findDrift(ctx, t, s.Stack, s.asDeployed, outputs, s.since, "status --drift", nil, !s.readByUp)
 	if err != nil {
 		return fielddrift.FailedCondition(err)
 	}

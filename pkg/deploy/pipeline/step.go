@@ -71,9 +71,15 @@ func Drift(failOnPending bool) Step {
 // referenced stack exists when the run's backend holds what it deployed.
 func Status(drift bool) Step {
 	return Step{operation.Status, func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-		return d.Status(ctx, t, deploy.StatusOptions{Drift: drift,
-			Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, d.Backend, key) }})
+		return d.Status(ctx, t, statusOptions(ctx, d, drift))
 	}}
+}
+
+// statusOptions are Status's options: the cloud read when drift is set, and a referenced stack
+// existing when the run's backend holds what it deployed.
+func statusOptions(ctx context.Context, d *deploy.Deployer, drift bool) deploy.StatusOptions {
+	return deploy.StatusOptions{Drift: drift,
+		Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, d.Backend, key) }}
 }
 
 // Destroy destroys each stack (Deployer.Destroy).
@@ -133,3 +139,13 @@ func (c Call) TakeOver() outcome.Outcome { return c.d.TakeOver(c.ctx, c.Target) 
 
 // Status reads the stack's status, the cloud included, as Status(true) does.
 func (c Call) Status() outcome.Outcome { return Status(true).run(c.ctx, c.d, c.Target) }
+
+// StatusAfterUp reads the stack's status right after up, the outcome of an up just run on it,
+// as Status does, except that Drifted compares the state that up wrote with the manifest, with
+// no second read of the cloud, when the up read the cloud within its own run
+// (deploy.StatusOptions.AfterUp).
+func (c Call) StatusAfterUp(up outcome.Outcome) outcome.Outcome {
+	opts := statusOptions(c.ctx, c.d, true)
+	opts.AfterUp = &up
+	return c.d.Status(c.ctx, c.Target, opts)
+}

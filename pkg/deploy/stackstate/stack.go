@@ -164,6 +164,10 @@ type Result struct {
 	// LeftByAdoption are the manifest fields the stack's last update, an adoption, left for this
 	// up (adoptionLeft), for a preview shown before an up's question (Previewed).
 	LeftByAdoption []string
+	// Refreshed tells that the engine read the cloud into the state at the start of this same
+	// run (an up with Options.Refresh): the state it wrote is the cloud as read then, with the
+	// operation's own changes on top. Deployer.Up sets it.
+	Refreshed bool
 }
 
 // Step is one resource's step.

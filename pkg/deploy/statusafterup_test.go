@@ -1,0 +1,67 @@
+package deploy_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+)
+
+// Status right after an up that read the cloud in its own engine run (serve's worker asks so)
+// compares the state that up wrote with the manifest and asks the cloud nothing more: a console
+// edit made after the up is not seen by it (the next drift check reads the cloud), while a state
+// that differs from the manifest still reads Drifted. After an up that trusted the state
+// (--refresh=false), or with no up given, status --drift reads the cloud and finds the edit.
+func TestStatusAfterAnUpThatReadTheCloudComparesTheStateThatUpWroteWithoutReadingAgain(t *testing.T) {
+	tests := []struct {
+		name string
+		// up is the up run on the deployed stack; nil gives status no up.
+		up *deploy.UpOptions
+		// edit changes the stack after the up: in the cloud only, or in the state too.
+		edit    func(b *deploytest.Backend, c deploytarget.Target)
+		drifted string
+	}{
+		{"an up that read the cloud, the cloud edited after it", &deploy.UpOptions{Yes: true}, editCloud, "False"},
+		{"an up that read the cloud, its state unlike the manifest", &deploy.UpOptions{Yes: true}, editState, "True"},
+		{"an up that trusted the state, the cloud edited after it", &deploy.UpOptions{Yes: true, NoRefresh: true}, editCloud, "True"},
+		{"no up given, the cloud edited", nil, editCloud, "True"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			c := cluster(t)
+			mustUp(ctx, t, d, c)
+			opts := deploy.StatusOptions{Drift: true}
+			if tt.up != nil {
+				up := d.Up(ctx, c, *tt.up)
+				if up.Status != outcome.Done {
+					t.Fatalf("up: %s %v", up.Status, up.Err)
+				}
+				opts.AfterUp = &up
+			}
+			tt.edit(b, c)
+			o := d.Status(ctx, c, opts)
+			if o.Report == nil {
+				t.Fatalf("status: %s %v", o.Status, o.Err)
+			}
+			if got := o.Report.Condition("Drifted"); got.Status != tt.drifted {
+				t.Errorf("Drifted %s (%s: %s), want %s", got.Status, got.Reason, got.Message, tt.drifted)
+			}
+		})
+	}
+}
+
+// editCloud adds a tag to the cluster in the cloud, which only a read of the cloud finds.
+func editCloud(b *deploytest.Backend, c deploytarget.Target) {
+	b.EditCloud(c.Key(), clusterType, "dev-fra1", "tags", []any{"hand-edited"})
+}
+
+// editState records a tag in the stack's state that the manifest does not set, as a provider
+// that answered an update with another value than it was sent would.
+func editState(b *deploytest.Backend, c deploytarget.Target) {
+	b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"hand-edited"})
+}
