@@ -237,10 +237,14 @@ func (r *reconciled) around(c pipeline.Call) outcome.Outcome {
 		}
 	}
 	if up.Status == outcome.Done {
-		// Drifted is read from the cloud, not assumed: up puts back what it can, but some
-		// changes made in the cloud are not up's to undo (pkg/deploy's drift says which). An up
-		// that ran is one the fleet scan did not vouch for, so status reads the cloud afresh.
-		status := c.Status()
+		// Drifted is found, not assumed: up puts back what it can, but some changes made in the
+		// cloud are not up's to undo (pkg/deploy's drift says which). The up read the cloud at
+		// the start of its own engine run (serve never sets NoRefresh) and wrote what it read,
+		// with its own changes, into the state, so status compares that state with the manifest
+		// rather than reading the stack's resources from the cloud again: the same verdict, one
+		// read fewer. deploy.StatusOptions.AfterUp says when the state is trusted so; status
+		// reads the cloud in every other case.
+		status := c.StatusAfterUp(up)
 		if status.Report != nil {
 			r.status, r.observed = status.Report, w.observed(c.Context(), c.Target, status.Report.Outputs)
 		}
