@@ -82,7 +82,9 @@ func build(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanK
 // liveLookup is how the module reads the version a cluster runs: from DigitalOcean's API, every
 // page of the account's clusters, with the credentials the module knows; through the provider's
 // lookup, which reads only the first page, for a provider given with WithProvider, under mocks and
-// without a token the module knows.
+// without a token the module knows. When the program's context carries the state an up just
+// read from DigitalOcean (clusterplane's comparison right after such an up), LiveVersion takes
+// the version from that state and lists nothing; no other run carries one.
 func liveLookup(ctx *pulumi.Context, s *settings, p *digitalocean.Provider) func(string) (string, error) {
 	byProvider := func(name string) (string, error) { return liveVersion(ctx, name, pulumi.Provider(p)) }
 	if ctx.RunningWithMocks() || s.HasProvider() {

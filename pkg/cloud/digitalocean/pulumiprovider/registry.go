@@ -7,6 +7,7 @@ import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
 	"github.com/pkg/errors"
 )
 
@@ -102,7 +103,13 @@ const (
 // default (terraform-provider-digitalocean v2.75.0 datasource_kubernetes_cluster.go,
 // dataSourceDigitalOceanKubernetesClusterRead), so in an account of more clusters it would take
 // a running cluster for a new one.
+//
+// When ctx carries what the up that just ran read (upread.Of), the version recorded there is
+// the answer and nothing is asked (carriedVersion).
 func LiveVersion(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, name string) (string, error) {
+	if v, ok := carriedVersion(ctx, name); ok {
+		return v, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
 	defer cancel()
 	api, err := client(cfg)
@@ -129,6 +136,26 @@ func LiveVersion(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 		return "", errors.Errorf("DigitalOcean lists cluster %s without the version it runs", name)
 	}
 	return version, nil
+}
+
+// clusterType is the provider's cluster resource, as the stack's state names its type.
+const clusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
+
+// carriedVersion is the version of the cluster named name as the stack's state holds it, when
+// ctx carries that state as the up that just ran read it (upread.Carry), and whether it does.
+// The deploy layer carries it only into the comparison it makes right after such an up, of the
+// state that up wrote with the manifest: that up refreshed the cluster from DigitalOcean at the
+// start of its own run, so the version in its state is the one the cluster ran moments ago, the
+// same answer this list would give. A change DigitalOcean makes after that read (an automatic
+// upgrade) is not seen here; the periodic drift check and the next up read the cloud again.
+// A state without the cluster, or without its version, carries nothing: the list is read.
+func carriedVersion(ctx context.Context, name string) (string, bool) {
+	out, ok := upread.Of(ctx).Named(clusterType, name)
+	if !ok {
+		return "", false
+	}
+	v, _ := out["version"].(string)
+	return v, v != ""
 }
 
 // maxPages bounds the lists of LiveVersion, ClustersNamed and PoolsNamed: 10,000 clusters at

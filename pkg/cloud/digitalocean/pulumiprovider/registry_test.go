@@ -13,8 +13,11 @@ import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
+	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/digitalocean/godo"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 func TestHasRegistryReadsDigitalOceansAnswerAndNeverGuesses(t *testing.T) {
@@ -218,5 +221,52 @@ func TestAnAPIURLInTheConfigNeverGetsTheEnvironmentsToken(t *testing.T) {
 	}
 	if len(got) != 0 {
 		t.Errorf("the config's API URL was asked %d times, %d with the environment's token; want never", len(got), withToken)
+	}
+}
+
+// The comparison that follows an up which read the cluster from DigitalOcean carries that up's
+// state into the program (upread.Carry): the version is taken from there and the account's
+// clusters are not listed. A program that carries nothing, or a state without that cluster or
+// its version, lists them as before.
+func TestLiveVersionTakesTheVersionAnUpJustReadWithoutListingTheAccount(t *testing.T) {
+	do := fakedo.New(t, "tok")
+	do.SeedCluster(godo.KubernetesCluster{Name: "dev", RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
+		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-1vcpu-2gb", Count: 1}}})
+	cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "tok", ApiUrl: do.URL()}
+	const clusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
+	tests := []struct {
+		name string
+		// read is what the program carries; nil carries nothing.
+		read      upread.Read
+		want      string
+		wantLists int
+	}{
+		{name: "the up's state carried", want: "1.31.9-do.2", wantLists: 0,
+			read: upread.Read{{Type: clusterType, Outputs: map[string]any{"name": "dev", "version": "1.31.9-do.2"}}}},
+		{name: "nothing carried", want: "1.31.1-do.5", wantLists: 1},
+		{name: "a state without the cluster", want: "1.31.1-do.5", wantLists: 1,
+			read: upread.Read{{Type: clusterType, Outputs: map[string]any{"name": "other", "version": "1.31.9-do.2"}}}},
+		{name: "a state without the cluster's version", want: "1.31.1-do.5", wantLists: 1,
+			read: upread.Read{{Type: clusterType, Outputs: map[string]any{"name": "dev"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(do.Requests(http.MethodGet))
+			var got string
+			_, err := mockrun.Run(func(ctx *pulumi.Context) error {
+				if tt.read != nil {
+					ctx = upread.Carry(ctx, tt.read)
+				}
+				var err error
+				got, err = pulumiprovider.LiveVersion(ctx.Context(), cfg, "dev")
+				return err
+			}, mockrun.Options{})
+			if err != nil || got != tt.want {
+				t.Errorf("LiveVersion = %q, %v; want %q", got, err, tt.want)
+			}
+			if lists := len(do.Requests(http.MethodGet)) - before; lists != tt.wantLists {
+				t.Errorf("%d requests to DigitalOcean, want %d", lists, tt.wantLists)
+			}
+		})
 	}
 }
