@@ -188,6 +188,12 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, ope
 		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: outcome.RotationUnderWay,
 			Message: "a rotation of pool " + rec.Pool + " stopped midway: see Ready; drift is compared once up finishes it"}, nil
 	}
+	if opened.readByUp {
+		// The program takes what it would ask the cloud from the state the up just read, as the
+		// preview does (upRead): DigitalOcean's cluster its version, so that no list of the
+		// account's clusters is sent.
+		t = t.WithUpRead(st.Read())
+	}
 	drifted, read := d.driftedOf(ctx, t, opened, st.Outputs())
 	if drifted.Status != "Unknown" {
 		o.Report.Cloud = fielddrift.Read(o.Report.Recorded, read)

@@ -2,8 +2,13 @@ package deploy_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
@@ -64,4 +69,56 @@ func editCloud(b *deploytest.Backend, c deploytarget.Target) {
 // that answered an update with another value than it was sent would.
 func editState(b *deploytest.Backend, c deploytarget.Target) {
 	b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"hand-edited"})
+}
+
+// The status right after an up that read the cloud runs the kind's program with the state that
+// up wrote on its context (upread), so that the program takes the cluster's version from there
+// rather than list the account's clusters again; every other status runs it with nothing on it.
+// (What the state's outputs hold is stackstate's test: the fake backend records inputs only.)
+func TestStatusAfterAnUpThatReadTheCloudHandsItsProgramTheStateThatUpWrote(t *testing.T) {
+	tests := []struct {
+		name string
+		up   *deploy.UpOptions
+		// want tells that the program's context carries the state's cluster.
+		want bool
+	}{
+		{"an up that read the cloud", &deploy.UpOptions{Yes: true}, true},
+		{"an up that trusted the state", &deploy.UpOptions{Yes: true, NoRefresh: true}, false},
+		{"no up given", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, _ := deployer()
+			c := cluster(t)
+			mustUp(ctx, t, d, c)
+			opts := deploy.StatusOptions{Drift: true}
+			if tt.up != nil {
+				up := d.Up(ctx, c, *tt.up)
+				if up.Status != outcome.Done {
+					t.Fatalf("up: %s %v", up.Status, up.Err)
+				}
+				opts.AfterUp = &up
+			}
+			var carried upread.Read
+			runs := 0
+			resources := c.Resources
+			c.Resources = func(pctx *pulumi.Context, in proto.Message) error {
+				runs++
+				carried = upread.Of(pctx.Context())
+				return resources(pctx, in)
+			}
+			o := d.Status(ctx, c, opts)
+			if o.Report == nil {
+				t.Fatalf("status: %s %v", o.Status, o.Err)
+			}
+			if runs == 0 {
+				t.Fatal("status ran no program")
+			}
+			got := slices.ContainsFunc(carried, func(r upread.Resource) bool { return r.Type == clusterType })
+			if got != tt.want {
+				t.Errorf("the program carried %v: the cluster there = %t, want %t", carried, got, tt.want)
+			}
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
@@ -36,6 +37,9 @@ type Target struct {
 	// deployed is the stack's last deployed manifest and the change from it to Input, worked out
 	// once (see DeployedInput); NewTarget makes it, and copies of the target share it.
 	deployed *deployedRecord
+	// upRead is the stack's state as the up that just ran read it from the cloud, which Program
+	// carries to the kind's program (WithUpRead); nil for every other run.
+	upRead upread.Read
 }
 
 // NewTarget is the target of a valid stack input of kind k read from file: its project is the
@@ -53,15 +57,27 @@ func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Tar
 func (t Target) Key() string { return t.Project + "/" + t.Stack }
 
 // Program is the inline Pulumi program that deploys the target: its kind's program, plus the
-// outputs clusterplane reads back later (GenerationOutput and ManifestOutput).
+// outputs clusterplane reads back later (GenerationOutput and ManifestOutput). A target
+// WithUpRead runs its kind's program with that read on its context (upread.Carry).
 func (t Target) Program() pulumi.RunFunc {
 	return func(ctx *pulumi.Context) error {
+		if t.upRead != nil {
+			ctx = upread.Carry(ctx, t.upRead)
+		}
 		if err := t.Resources(ctx, t.Input); err != nil {
 			return err
 		}
 		stackrecord.Export(ctx, t.Input)
 		return nil
 	}
+}
+
+// WithUpRead is t whose program takes read, the stack's state as the up that just ran read it
+// from the cloud, for what it would otherwise ask the cloud (upread). Only a preview that
+// compares that same state with the manifest, right after that up, is given one.
+func (t Target) WithUpRead(read upread.Read) Target {
+	t.upRead = read
+	return t
 }
 
 // GuardedType is the type of the cluster or node pool a target of the kind whose effects table

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -77,6 +78,27 @@ func (st State) Outputs() map[string]Output {
 			}
 			out[name] = Output{Value: v}
 		}
+	}
+	return out
+}
+
+// Read is the state's resources as upread carries them to a program: each one's type and its
+// outputs but the secret ones (encrypted in the state). The stack itself, its providers and
+// resources pending deletion are left out, as Resources leaves them.
+func (st State) Read() upread.Read {
+	var out upread.Read
+	for _, r := range st.Deployment.Resources {
+		if r.Type == resource.RootStackType || strings.HasPrefix(string(r.Type), "pulumi:providers:") || r.Delete {
+			continue
+		}
+		outputs := map[string]any{}
+		for name, v := range r.Outputs {
+			if m, ok := v.(map[string]any); ok && m[sig.Key] == sig.Secret {
+				continue
+			}
+			outputs[name] = v
+		}
+		out = append(out, upread.Resource{Type: string(r.Type), Outputs: outputs})
 	}
 	return out
 }
