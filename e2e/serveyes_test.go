@@ -12,10 +12,11 @@ import (
 // --yes` of the same manifest on a fresh stack, followed by `clusterplane status --drift`: what
 // the worker runs, an up that says yes as --yes does, with no preview of a stack that holds
 // nothing to replace, and after it Drifted, found by comparing the state that up wrote (what its
-// engine run read of the cloud, with its changes) with the manifest. The log also says what `up
-// --yes` alone costs. Each side runs in a test environment of its own, so that each cloud's log
-// holds that side's requests alone; serve compares stacks with the cloud only after each deploy
-// (--drift-every 0).
+// engine run read of the cloud, with its changes) with the manifest. Nor does it cost more than
+// `up --yes` alone: that comparison sends no request, its program taking the version the cluster
+// runs from the state the up wrote instead of listing the account's clusters. Each side runs in a
+// test environment of its own, so that each cloud's log holds that side's requests alone; serve
+// compares stacks with the cloud only after each deploy (--drift-every 0).
 func TestAClusterCreatedThroughServeCostsTheCloudNoMoreThanUpWithYesAndStatus(t *testing.T) {
 	t.Parallel()
 	served := newEnv(t)
@@ -47,6 +48,11 @@ func TestAClusterCreatedThroughServeCostsTheCloudNoMoreThanUpWithYesAndStatus(t 
 	if len(viaServe) > len(viaUp) {
 		t.Errorf("the create through serve sent the cloud %d requests, up --yes and status --drift of the same manifest %d",
 			len(viaServe), len(viaUp))
+	}
+	if len(viaServe) > len(viaUpAlone) {
+		t.Errorf("the create through serve sent the cloud %d requests (%s), up --yes alone of the same manifest %d (%s): "+
+			"Drifted after the deploy must be found without asking the cloud again", len(viaServe), tally(viaServe),
+			len(viaUpAlone), tally(viaUpAlone))
 	}
 }
 
