@@ -51,9 +51,9 @@ func Changes(w io.Writer, r runreport.Report) {
 		}
 		// An up's stack that did not deploy (not confirmed, refused, skipped) made none of these
 		// changes: they are said as what an up would do, as preview says them.
-		would, verb := "", putBack(r.Command)
+		would, verb, preview := "", putBack(r.Command), r.Command == operation.Preview
 		if r.Command == operation.Up && s.Outcome != outcome.Done {
-			would, verb = "would ", "would put back"
+			would, verb, preview = "would ", "would put back", true
 		}
 		for _, rc := range s.Resources {
 			for _, f := range rc.Fields {
@@ -62,16 +62,20 @@ func Changes(w io.Writer, r runreport.Report) {
 				}
 			}
 		}
-		setLines(w, verb, s.Sets)
+		setLines(w, preview, s.Sets)
 		cloudLines(w, verb, s.PutBack, still)
 	}
 }
 
 // setLines lists the fields the stack took over as the cloud had them, which an up sets to the
-// manifest's values for the first time (verb: putBack's, said as "set"): no change in the cloud.
-func setLines(w io.Writer, verb string, sets []outcome.FieldDrift) {
+// manifest's values for the first time ("would set" in a preview): no change in the cloud.
+func setLines(w io.Writer, preview bool, sets []outcome.FieldDrift) {
+	verb := "set"
+	if preview {
+		verb = "would set"
+	}
 	for _, f := range sets {
-		fmt.Fprintf(w, "  %s %s: %s (taken over as the cloud had it, not yet set by an up)\n", strings.Replace(verb, "put back", "set", 1),
+		fmt.Fprintf(w, "  %s %s: %s (taken over as the cloud had it, not yet set by an up)\n", verb,
 			f.Field, values(f.Live, f.Manifest))
 	}
 }
@@ -247,7 +251,7 @@ func UpPlan(t deploytarget.Target, preview stackstate.Result, prices func(cloud 
 	for _, c := range s.RecordedOnly {
 		fmt.Fprintf(&b, "  recorded only %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
 	}
-	setLines(&b, putBack(operation.Preview), s.Sets)
+	setLines(&b, true, s.Sets)
 	cloudLines(&b, putBack(operation.Preview), s.PutBack, s.Drift)
 	// The cost is part of what is asked: an answer should not be given before it is seen.
 	if c := r.Stacks[0].Cost; c != nil {
