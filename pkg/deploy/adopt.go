@@ -51,7 +51,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	}
 	if readied != nil {
 		// Said whatever the adoption's outcome: the cloud was changed all the same.
-		defer func() { out.Reason, out.Readied = out.Reason+"; "+readied.Said, readied }()
+		defer func() { out.AddToReason("; ", readied.Said); out.Readied = readied }()
 	}
 	s, created, err := d.stacks().openOrCreate(ctx, t)
 	if err != nil {
@@ -106,10 +106,8 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	if err != nil {
 		return failed(err)
 	}
-	o := outcome.Outcome{Status: outcome.Done, Result: &up, InPlace: inPlace, Reason: "adopted " + typ + " " + id + " into " + t.Key()}
-	if len(inPlace) > 0 {
-		o.Reason += "; the next up changes in place what the manifest says otherwise"
-	}
+	o := outcome.Outcome{Status: outcome.Done, Result: &up, InPlace: inPlace}
+	o.SayReason(outcome.SaysItself, "adopted "+typ+" "+id+" into "+t.Key()+inPlaceNote(inPlace), "")
 	return o
 }
 
@@ -163,4 +161,12 @@ func (d *Deployer) previewImport(ctx context.Context, t deploytarget.Target, s s
 		_, _ = w.Write(held.Bytes()) // progress lost is no failure of the adoption
 	}
 	return res, err
+}
+
+// inPlaceNote is what an adoption's reason adds when the next up changes fields in place.
+func inPlaceNote(inPlace []outcome.Disagreement) string {
+	if len(inPlace) == 0 {
+		return ""
+	}
+	return "; the next up changes in place what the manifest says otherwise"
 }

@@ -123,9 +123,13 @@ func failed(err error) outcome.Outcome {
 	case errors.As(err, &refused), errors.As(err, &protected):
 		return outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: err}
 	case errors.Is(err, stackstate.ErrCancelled):
-		return outcome.Outcome{Status: outcome.Cancelled, Reason: "cancelled", Err: err}
+		o := outcome.Outcome{Status: outcome.Cancelled, Err: err}
+		o.SayReason(outcome.SaysFirst, "cancelled", "")
+		return o
 	}
-	return outcome.Outcome{Status: outcome.Failed, Reason: "failed", Err: err}
+	o := outcome.Outcome{Status: outcome.Failed, Err: err}
+	o.SayReason(outcome.SaysFirst, "failed", "")
+	return o
 }
 
 // shareSecrets keeps the secrets of a stack whose program reads another stack (a pool's reads
@@ -161,7 +165,9 @@ type PreviewOptions struct {
 func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts PreviewOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return outcome.NotRun(outcome.Unchanged, Unchanged)
+		o := outcome.NotRun(outcome.Unchanged, "")
+		o.SayReason(outcome.SaysItself, Unchanged, "")
+		return o
 	}
 	// A pool whose cluster is not deployed yet cannot be previewed: its program reads the
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
@@ -396,7 +402,9 @@ func unconfirmed(opts UpOptions, ask func() bool) string {
 func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return outcome.NotRun(outcome.Unchanged, Unchanged)
+		o := outcome.NotRun(outcome.Unchanged, "")
+		o.SayReason(outcome.SaysItself, Unchanged, "")
+		return o
 	}
 	if missing := missingReferences(t, d.stacks().exists(ctx)); missing != "" {
 		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
@@ -433,7 +441,7 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 				if out.Reason != "" {
 					did += "; " + out.Reason
 				}
-				out.Reason = did
+				out.SayReason(outcome.SaysNot, did, "")
 			}()
 			st = now
 		}
@@ -686,7 +694,9 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	s, asDeployed, err := d.stacks().openAsDeployed(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return outcome.NotRun(outcome.HoldsNothing, fielddrift.NotDeployed)
+		o := outcome.NotRun(outcome.HoldsNothing, "")
+		o.SayReason(outcome.SaysItself, fielddrift.NotDeployed, "")
+		return o
 	}
 	if err != nil {
 		return failed(err)
@@ -698,7 +708,9 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	if len(st.Resources()) == 0 && len(st.PendingCreates()) == 0 {
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
-		return outcome.NotRun(outcome.HoldsNothing, fielddrift.NotDeployed)
+		o := outcome.NotRun(outcome.HoldsNothing, "")
+		o.SayReason(outcome.SaysItself, fielddrift.NotDeployed, "")
+		return o
 	}
 	outputs := st.Outputs()
 	since := fielddrift.SinceOf(t, outputs)
@@ -716,7 +728,12 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		o.Status, o.Reason, o.Drift = outcome.Drifted, f.reason, f.drifted
 	}
 	if o.Pending = f.pending; len(f.pending) > 0 {
-		o.Reason += "; " + fielddrift.PendingSaid(t, since, f.pending)
+		if o.Status == outcome.Done {
+			// "no drift; pending: ...": the pending clause says the row's word.
+			o.SayReason(outcome.SaysItself, o.Reason+"; "+fielddrift.PendingSaid(t, since, f.pending), "")
+		} else {
+			o.AddToReason("; ", fielddrift.PendingSaid(t, since, f.pending))
+		}
 	}
 	// A pool a rotation left behind is no field of the manifest: the engine never sees it.
 	orphans, err := d.orphans(ctx, t, st)
@@ -726,9 +743,10 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	if len(orphans) > 0 {
 		o.Orphans = orphans
 		if o.Status == outcome.Drifted {
-			o.Reason += "; " + describeOrphans(orphans)
+			o.AddToReason("; ", describeOrphans(orphans))
 		} else {
-			o.Status, o.Reason = outcome.Drifted, describeOrphans(orphans)
+			o.Status = outcome.Drifted
+			o.SayReason(outcome.SaysNot, describeOrphans(orphans), "")
 		}
 	}
 	return o
@@ -755,7 +773,9 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 	defer unlock()
 	s, err := d.stacks().open(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return outcome.Outcome{Status: outcome.Done, Verdict: outcome.HoldsNothing, Reason: "not deployed: nothing to destroy"}
+		o := outcome.Outcome{Status: outcome.Done, Verdict: outcome.HoldsNothing}
+		o.SayReason(outcome.SaysFirst, "not deployed: ", "nothing to destroy")
+		return o
 	}
 	if err != nil {
 		return failed(err)
@@ -779,12 +799,13 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 	if err != nil {
 		return failed(err)
 	}
-	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "destroyed"}
+	o := outcome.Outcome{Status: outcome.Done, Result: &res}
+	o.SayReason(outcome.SaysFirst, "destroyed", "")
 	if opts.Remove {
 		if err := s.Remove(ctx); err != nil {
 			return failed(errors.Wrap(err, "remove the stack"))
 		}
-		o.Reason = "destroyed, stack removed"
+		o.SayReason(outcome.SaysFirst, "destroyed, ", "stack removed")
 	}
 	return o
 }

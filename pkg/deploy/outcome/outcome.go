@@ -49,7 +49,12 @@ type Outcome struct {
 	Target deploytarget.Target
 	Status Status
 	// Reason says the outcome in a few words, e.g. "1 update", "refused: ...", "not confirmed".
+	// Set it with SayReason where it says its row's word, so that Says and Rest agree with it.
 	Reason string
+	// Says is how Reason says the word its row leads with; Rest is what Reason says after that
+	// word (SaysFirst). Neither is in the JSON report, which has the reason whole.
+	Says Says
+	Rest string
 	// Err is the failure or the refusal, typed (see errors.go); nil when done.
 	Err error
 	// Orphans are pools a stopped rotation of the stack left in the cloud (drift, status --drift).

@@ -403,7 +403,8 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 			return outcome.Outcome{Target: t, Status: outcome.Blocked, Reason: "refused", Err: err}
 		}
 		if kept != nil && !kept[t.Key()] {
-			out := outcome.NotRun(outcome.LeftOut, "not run: its manifest did not change since "+r.ChangedSince)
+			out := outcome.NotRun(outcome.LeftOut, "")
+			out.SayReason(outcome.SaysFirst, "not run: ", "its manifest did not change since "+r.ChangedSince)
 			out.Target = t
 			return out
 		}

@@ -150,7 +150,9 @@ func (r *queueRun) cancelUnstarted() {
 	for i, t := range r.sorted {
 		if k := r.keys[i]; !r.started[k] {
 			r.started[k] = true
-			r.done[k] = &outcome.Outcome{Target: t, Status: outcome.Cancelled, Reason: "cancelled before it started", Err: stackstate.ErrCancelled}
+			o := &outcome.Outcome{Target: t, Status: outcome.Cancelled, Err: stackstate.ErrCancelled}
+			o.SayReason(outcome.SaysItself, "cancelled before it started", "")
+			r.done[k] = o
 		}
 	}
 }
@@ -201,7 +203,9 @@ func (r *queueRun) startReady(ctx context.Context, op outcome.StackFunc) {
 		}
 		if blocker != "" {
 			r.started[key] = true
-			r.finish(i, &outcome.Outcome{Target: t, Status: outcome.Skipped, BlockedBy: blocker, Reason: "skipped: " + blocker + " did not deploy"})
+			o := &outcome.Outcome{Target: t, Status: outcome.Skipped, BlockedBy: blocker}
+			o.SayReason(outcome.SaysFirst, "skipped: ", blocker+" did not deploy")
+			r.finish(i, o)
 			continue
 		}
 		if !ready {
@@ -254,7 +258,8 @@ func (q Queue) run(ctx context.Context, t deploytarget.Target, op outcome.StackF
 	case o.Status == "":
 		o.Status = outcome.Done
 	case o.Status == outcome.Cancelled && ctx.Err() == nil && errors.Is(opCtx.Err(), context.DeadlineExceeded):
-		o.Status, o.Reason = outcome.Failed, "timed out after "+q.StackTimeout.String()
+		o.Status = outcome.Failed
+		o.SayReason(outcome.SaysNot, "timed out after "+q.StackTimeout.String(), "")
 		timeout := errors.Errorf("the operation did not end within %s (the stack's deadline)", q.StackTimeout)
 		var left *outcome.LeftBehindError
 		if errors.As(o.Err, &left) {
@@ -281,7 +286,7 @@ func recovered(ctx context.Context, t deploytarget.Target, o outcome.Outcome, re
 	if err == nil && o.Status == outcome.Cancelled && o.Result != nil {
 		// The engine ended the steps it had begun and let go of the stack: what they made is in
 		// it, and nothing waits to be recovered. The same command finishes the rest.
-		o.Reason += "; the engine finished the steps it had begun and nothing is left pending: run it again to finish"
+		o.AddToReason("; ", "the engine finished the steps it had begun and nothing is left pending: run it again to finish")
 	}
 	if errors.As(err, &interrupted) {
 		interrupted.Cause = o.Err
@@ -298,7 +303,7 @@ func recovered(ctx context.Context, t deploytarget.Target, o outcome.Outcome, re
 			interrupted.Cause = stackstate.ErrCancelled
 		}
 		o.Err = interrupted
-		o.Reason += "; " + interrupted.Left()
+		o.AddToReason("; ", interrupted.Left())
 	}
 	return o
 }
@@ -309,7 +314,8 @@ func recovered(ctx context.Context, t deploytarget.Target, o outcome.Outcome, re
 func safely(ctx context.Context, t deploytarget.Target, op outcome.StackFunc) (o outcome.Outcome) {
 	defer func() {
 		if r := recover(); r != nil {
-			o = outcome.Outcome{Target: t, Status: outcome.Failed, Reason: "failed: clusterplane panicked", Err: &stackstate.PanicError{Value: fmt.Sprint(r)}}
+			o = outcome.Outcome{Target: t, Status: outcome.Failed, Err: &stackstate.PanicError{Value: fmt.Sprint(r)}}
+			o.SayReason(outcome.SaysFirst, "failed: ", "clusterplane panicked")
 		}
 	}()
 	return op(ctx, t)

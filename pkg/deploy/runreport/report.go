@@ -61,6 +61,10 @@ type StackReport struct {
 	// Verdict is the outcome's (outcome.Verdict), which the text's word is read from; not in the
 	// JSON, whose reason and notRun say it.
 	Verdict outcome.Verdict `json:"-"`
+	// Says and Rest are the outcome's: how the reason says the row's word, and what it says
+	// after it. Not in the JSON, whose reason says them.
+	Says outcome.Says `json:"-"`
+	Rest string       `json:"-"`
 	// Changes counts the engine's steps by operation; Resources are the steps that change
 	// something.
 	Changes   map[string]int   `json:"changes,omitempty"`
@@ -134,7 +138,8 @@ func NewReport(command operation.Name, outcomes []outcome.Outcome) Report {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Name, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Pending: o.Pending, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
-			Disagreements: o.Disagreements, InPlace: o.InPlace, Readied: o.Readied, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun, Verdict: o.Verdict}
+			Disagreements: o.Disagreements, InPlace: o.InPlace, Readied: o.Readied, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun, Verdict: o.Verdict,
+			Says: o.Says, Rest: o.Rest}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}
