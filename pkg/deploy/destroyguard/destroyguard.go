@@ -81,6 +81,27 @@ func (e *JoinedError) Error() string {
 // Unwrap lets errors.As find each refusal.
 func (e *JoinedError) Unwrap() []error { return e.Errs }
 
+// Refusal is what the error says after "refused" when its first refusal begins with the word:
+// that one's rest, then the others whole.
+func (e *JoinedError) Refusal() (string, bool) {
+	if len(e.Errs) == 0 {
+		return "", false
+	}
+	first, ok := e.Errs[0].(stackstate.Refusal)
+	if !ok {
+		return "", false
+	}
+	rest, ok := first.Refusal()
+	if !ok {
+		return "", false
+	}
+	said := []string{rest}
+	for _, err := range e.Errs[1:] {
+		said = append(said, err.Error())
+	}
+	return strings.Join(said, "; and "), true
+}
+
 // HeldError: a stack that nothing refuses is not destroyed either, since the destroy
 // refused others of its targets (By) and runs whole or not at all.
 type HeldError struct{ By []string }
@@ -110,11 +131,27 @@ func Refusals(ctx context.Context, b stackstate.Backend, targets []deploytarget.
 			continue
 		}
 		if rec, err := rotationrun.RecordedRotation(st.Outputs()); err == nil && rec != nil && rec.Phase != rotation.Done {
-			refused[t.Key()] = errors.Errorf("refused: a rotation of pool %s is under way (phase %q); run up to finish or roll it back "+
-				"first, or the destroy would leave its surge pool unrecorded", rec.Pool, rec.Phase)
+			refused[t.Key()] = &RotatingError{Pool: rec.Pool, Phase: rec.Phase}
 		}
 	}
 	return refused, nil
+}
+
+// RotatingError refuses to destroy a stack while a rotation of one of its pools is under way.
+type RotatingError struct {
+	Pool  string
+	Phase rotation.Phase
+}
+
+func (e *RotatingError) Error() string {
+	rest, _ := e.Refusal()
+	return "refused: " + rest
+}
+
+// Refusal is what the error says after "refused: ": the rotation under way, and what to do.
+func (e *RotatingError) Refusal() (string, bool) {
+	return fmt.Sprintf("a rotation of pool %s is under way (phase %q); run up to finish or roll it back first, or the "+
+		"destroy would leave its surge pool unrecorded", e.Pool, e.Phase), true
 }
 
 // stateOf reads a target's state: from the backend's storage where it can be, else through the

@@ -150,11 +150,17 @@ type RefusedError struct {
 func (e *RefusedError) Unwrap() error { return e.Module }
 
 func (e *RefusedError) Error() string {
+	rest, _ := e.Refusal()
+	return "refused, " + rest
+}
+
+// Refusal is what the error says after "refused, ": nothing deployed, and each change's reason.
+func (e *RefusedError) Refusal() (string, bool) {
 	var parts []string
 	for _, c := range e.Changes {
 		parts = append(parts, c.Path+": "+c.Reason)
 	}
-	return "refused, nothing deployed: " + strings.Join(parts, "; ")
+	return "nothing deployed: " + strings.Join(parts, "; "), true
 }
 
 // PassphraseError: the passphrase given does not open the stack's secrets.
@@ -204,6 +210,15 @@ func (e *EngineError) Error() string {
 	return e.Command + " failed: " + e.Cause
 }
 
+// A Refusal is an error whose text can begin with the word "refused" and its separator. Refusal
+// is what follows them, and ok whether the text does begin so (an error joining several says the
+// word only when its first does): an outcome whose reason is "refused" then gives the rest after
+// it, without saying the word twice.
+type Refusal interface {
+	error
+	Refusal() (rest string, ok bool)
+}
+
 // ReferencedError refuses to destroy a stack that other deployed stacks still read through a
 // valueFrom reference: destroying a cluster under its pools' stacks takes the pools with it in
 // the cloud, and leaves their stacks holding resources that are gone.
@@ -214,8 +229,14 @@ type ReferencedError struct {
 }
 
 func (e *ReferencedError) Error() string {
-	return "refused: still referenced by the deployed stacks of " + strings.Join(e.By, ", ") +
-		"; destroy them first, or name them in the same destroy (they are destroyed before what they reference)"
+	rest, _ := e.Refusal()
+	return "refused: " + rest
+}
+
+// Refusal is what the error says after "refused: ": which stacks still reference it, and what to do.
+func (e *ReferencedError) Refusal() (string, bool) {
+	return "still referenced by the deployed stacks of " + strings.Join(e.By, ", ") +
+		"; destroy them first, or name them in the same destroy (they are destroyed before what they reference)", true
 }
 
 // PanicError: clusterplane itself failed (a bug) while operating on the stack. The other stacks'
