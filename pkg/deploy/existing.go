@@ -71,7 +71,7 @@ func (d creating) existing(ctx context.Context, t deploytarget.Target, live []ki
 			}
 		}
 	}
-	o := outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: e}
+	o := outcome.Refused(e)
 	if e.ManagedBy == "" {
 		o.Unmanaged = live
 	}

@@ -121,7 +121,7 @@ func failed(err error) outcome.Outcome {
 	var protected *stackstate.ProtectedError
 	switch {
 	case errors.As(err, &refused), errors.As(err, &protected):
-		return outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: err}
+		return outcome.Refused(err)
 	case errors.Is(err, stackstate.ErrCancelled):
 		o := outcome.Outcome{Status: outcome.Cancelled, Err: err}
 		o.SayReason(outcome.SaysFirst, "cancelled", "")
@@ -301,7 +301,7 @@ func (d previewing) previewJudged(ctx context.Context, t deploytarget.Target, s 
 		f := failed(err)
 		return &f
 	case len(refused) > 0:
-		o.Status, o.Reason, o.Err = outcome.Blocked, "refused", &stackstate.RefusedError{Changes: refused}
+		o.Refuse(&stackstate.RefusedError{Changes: refused})
 	case res.Replaces():
 		// Said as up's refusal says it: the ways out are the rollout block and --allow-replace.
 		o.Status, o.Reason = outcome.Blocked, "replaces: "+res.Summary()
@@ -510,7 +510,8 @@ func (d applying) refuseOrRotate(ctx context.Context, t deploytarget.Target, s s
 		}
 	}
 	if len(refused) > 0 {
-		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &stackstate.RefusedError{Changes: refused}}, "", st
+		o := outcome.Refused(&stackstate.RefusedError{Changes: refused})
+		return &o, "", st
 	}
 	blocked, _, err := rotationrun.RotationGate(t, st.Outputs())
 	if err != nil {
@@ -628,8 +629,9 @@ func (d applying) confirmed(ctx context.Context, t deploytarget.Target, s stacks
 		return &o
 	}
 	if now := savedplan.PlannedUpdate(last); !savedplan.SameUpdate(now, opts.Planned.LastUpdate) {
-		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &savedplan.PlanMovedError{Stack: t.Key(), Moved: []string{
-			fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}}}
+		o := outcome.Refused(&savedplan.PlanMovedError{Stack: t.Key(), Moved: []string{
+			fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}})
+		return &o
 	}
 	return nil
 }

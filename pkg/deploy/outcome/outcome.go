@@ -57,6 +57,11 @@ type Outcome struct {
 	Rest string
 	// Err is the failure or the refusal, typed (see errors.go); nil when done.
 	Err error
+	// ErrSays is how Err's text says the reason: not at all (the row gives it after the reason),
+	// first (a refusal's "refused: …" after the reason "refused"; ErrRest is what follows), or
+	// itself (it is the reason, said once). Set it with Refuse where a refusal gives the reason.
+	ErrSays Says
+	ErrRest string
 	// Orphans are pools a stopped rotation of the stack left in the cloud (drift, status --drift).
 	Orphans []Orphan
 	// BlockedBy is the stack whose failure skipped this one.

@@ -1,5 +1,7 @@
 package outcome
 
+import "github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+
 // Says is how an outcome's Reason says the word its row leads with (the status's word, or the
 // verdict's: "destroyed", "not run", "cancelled"), so that the row says that word once without
 // reading the reason's text.
@@ -38,4 +40,25 @@ func (o *Outcome) AddToReason(sep, more string) {
 		o.Rest += sep
 	}
 	o.Rest += more
+}
+
+// Refused is the outcome of an operation refused: blocked, with "refused" as its reason and err
+// as the cause (see Refuse).
+func Refused(err error) Outcome {
+	var o Outcome
+	o.Refuse(err)
+	return o
+}
+
+// Refuse makes the outcome a refusal: blocked, "refused" as its reason, err as the cause. A
+// refusal whose own text begins with the word (stackstate.Refusal) carries what follows it, so
+// that the row says "refused" once.
+func (o *Outcome) Refuse(err error) {
+	o.Status, o.Err, o.ErrSays, o.ErrRest = Blocked, err, SaysNot, ""
+	o.SayReason(SaysNot, "refused", "")
+	if r, ok := err.(stackstate.Refusal); ok {
+		if rest, ok := r.Refusal(); ok {
+			o.ErrSays, o.ErrRest = SaysFirst, rest
+		}
+	}
 }

@@ -387,7 +387,8 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 		// Nothing runs: each stack says its own reason, none is said to be skipped for another's.
 		outcomes := make([]outcome.Outcome, len(sorted))
 		for i, t := range sorted {
-			outcomes[i] = outcome.Outcome{Target: t, Status: outcome.Blocked, Reason: "refused", Err: refused[t.Key()]}
+			outcomes[i] = outcome.Refused(refused[t.Key()])
+			outcomes[i].Target = t
 		}
 		return outcomes, nil
 	}
@@ -400,7 +401,9 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 		Recovery: d.Recovery}
 	return q.Run(ctx, sorted, deps, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 		if err := refused[t.Key()]; err != nil {
-			return outcome.Outcome{Target: t, Status: outcome.Blocked, Reason: "refused", Err: err}
+			out := outcome.Refused(err)
+			out.Target = t
+			return out
 		}
 		if kept != nil && !kept[t.Key()] {
 			out := outcome.NotRun(outcome.LeftOut, "")

@@ -65,6 +65,10 @@ type StackReport struct {
 	// after it. Not in the JSON, whose reason says them.
 	Says outcome.Says `json:"-"`
 	Rest string       `json:"-"`
+	// ErrSays and ErrRest are the outcome's: how the error's text says the reason, and what it
+	// says after it. Not in the JSON, whose error is the text whole.
+	ErrSays outcome.Says `json:"-"`
+	ErrRest string       `json:"-"`
 	// Changes counts the engine's steps by operation; Resources are the steps that change
 	// something.
 	Changes   map[string]int   `json:"changes,omitempty"`
@@ -139,7 +143,7 @@ func NewReport(command operation.Name, outcomes []outcome.Outcome) Report {
 		s := StackReport{File: o.Target.File, Kind: o.Target.Name, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Pending: o.Pending, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
 			Disagreements: o.Disagreements, InPlace: o.InPlace, Readied: o.Readied, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun, Verdict: o.Verdict,
-			Says: o.Says, Rest: o.Rest}
+			Says: o.Says, Rest: o.Rest, ErrSays: o.ErrSays, ErrRest: o.ErrRest}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}

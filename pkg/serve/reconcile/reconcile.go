@@ -452,7 +452,8 @@ func (w *Worker) run(ctx context.Context, m deploytarget.Manifest, r pipeline.Re
 	if err == nil {
 		err = errors.Errorf("%s ran %d stacks, not 1", r.Op.Operation(), len(outcomes))
 	}
-	return outcome.Outcome{Status: outcome.Failed, Reason: err.Error(), Err: err}, err
+	// The error is the reason: its row says it once.
+	return outcome.Outcome{Status: outcome.Failed, Reason: err.Error(), Err: err, ErrSays: outcome.SaysItself}, err
 }
 
 // manifest is the object's manifest read into its target, in memory, by body.Read from its
