@@ -198,19 +198,22 @@ func sameOp(op string) bool { return op == "same" || op == "read" || op == "refr
 // the change of its monthly cost.
 func rowText(command operation.Name, s runreport.StackReport) string {
 	word := ResultOf(command, s)
-	text := unsaid(unsaid(oneLine(outcomeText(command, s)), outcomeWord(command, s.Outcome)), word)
+	said := joinSaid(": ", s.Reason, cause(s))
 	sep := ": "
-	switch {
-	case strings.HasPrefix(text, word+" "):
-		// A reason that begins with the word says it in its own sentence: "unchanged since the
-		// last up (...): not run", "not deployed (never, or destroyed)".
-		word, text = text, ""
-	case strings.Contains(text, "; "+word+": "):
-		// A reason that says the word in a clause of its own says it once, there: "no drift;
-		// pending: spec.nodeCount 2 → 3, not applied", not "pending: no drift; pending: ...".
-		word, text, sep = text, "", "; "
+	switch s.Says {
+	case outcome.SaysFirst:
+		said = joinSaid(": ", s.Rest, cause(s))
+	case outcome.SaysItself:
+		if word == Pending {
+			// "no drift; pending: spec.nodeCount 2 → 3, not applied" says the word in a clause
+			// that ends on a list of fields: the row's go on with it.
+			sep = "; "
+		}
+		// The reason says the word in a sentence of its own ("unchanged since the last up
+		// (...): not run", "not deployed (never, or destroyed)"): it goes where the word would.
+		word, said = oneLine(said), ""
 	}
-	parts := []string{text}
+	parts := []string{oneLine(said)}
 	if command == operation.Drift {
 		parts = append(parts, driftedValues(s.Drift))
 	} else {
@@ -222,20 +225,6 @@ func rowText(command operation.Name, s runreport.StackReport) string {
 		return word
 	}
 	return word + sep + strings.Join(parts, "; ")
-}
-
-// unsaid is text without word at its start, where it says the word again ("destroyed, stack
-// removed" after "destroyed" is ", stack removed" no more than "stack removed").
-func unsaid(text, word string) string {
-	if text == word {
-		return ""
-	}
-	for _, sep := range []string{": ", "; ", ", "} {
-		if strings.HasPrefix(text, word+sep) {
-			return strings.TrimSpace(strings.TrimPrefix(text, word+sep))
-		}
-	}
-	return text
 }
 
 // changedValues says the first three manifest fields a stack's resource changes come from, each

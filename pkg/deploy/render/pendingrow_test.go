@@ -20,20 +20,22 @@ func TestADriftRowSaysPendingOnce(t *testing.T) {
 		name   string
 		status outcome.Status
 		reason string // as Deployer.Drift composes it
+		says   outcome.Says
 		drift  []outcome.FieldDrift
 		want   string // the row's result
 	}{
-		{"a manifest edit alone is no drift, pending", outcome.Done, "no drift; " + said, nil,
+		{"a manifest edit alone is no drift, pending", outcome.Done, "no drift; " + said, outcome.SaysItself, nil,
 			"no drift; " + said},
-		{"a drift with a manifest edit says drifted, then pending", outcome.Drifted, "up would update 1; " + said,
+		{"a drift with a manifest edit says drifted, then pending", outcome.Drifted, "up would update 1; " + said, outcome.SaysNot,
 			[]outcome.FieldDrift{{Field: nodeCount, Live: float64(6), Recorded: float64(2), Manifest: float64(3)}},
 			"drifted: up would update 1; " + said + "; " + nodeCount + " (the cloud has 6, the last up applied 2)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			target := fleetTarget(t, 1, 3)
-			o := outcome.Outcome{Target: target, Status: tt.status, Reason: tt.reason, Result: deployedWith(t, target, 2, "update"),
+			o := outcome.Outcome{Target: target, Status: tt.status, Result: deployedWith(t, target, 2, "update"),
 				Drift: tt.drift, Pending: pending}
+			o.SayReason(tt.says, tt.reason, "")
 			r := Report(operation.Drift, []outcome.Outcome{o}, clouds.Prices)
 			if got := rowText(operation.Drift, r.Stacks[0]); got != tt.want {
 				t.Errorf("the row says %q, want %q", got, tt.want)

@@ -280,30 +280,40 @@ func inPlace(w io.Writer, found []outcome.Disagreement) {
 }
 
 // outcomeText says a stack's outcome, its reason and, for what failed or blocked without a list of
-// refused changes, the cause, each word once: a reason or cause that begins with what was said
-// before it ("skipped: skipped: ...", "failed: failed") loses that beginning.
+// refused changes, the cause, each word once: a reason that begins with the outcome's word
+// ("failed: clusterplane panicked") gives what follows it, and so does a cause that begins with
+// the reason ("refused: still referenced …").
 func outcomeText(command operation.Name, s runreport.StackReport) string {
-	text := outcomeWord(command, s.Outcome)
-	cause := s.Error
-	if len(s.Refused) > 0 || s.Outcome == outcome.Cancelled {
-		cause = "" // listed field by field under the table; an interrupt is its own cause
+	reason := s.Reason
+	if s.Says == outcome.SaysFirst && s.Outcome != outcome.Done {
+		// A done stack's reason begins with its row's word ("destroyed"), not with "done".
+		reason = s.Rest
 	}
-	for i, part := range []string{s.Reason, cause} {
-		part = strings.TrimSpace(part)
-		// The reason repeats the outcome at most; the cause the outcome or the reason.
-		said := []string{string(s.Outcome), strings.TrimSpace(s.Reason)}[:i+1]
-		for _, said := range said {
-			for _, sep := range []string{": ", ", ", ":\n", ""} {
-				if said != "" && strings.HasPrefix(part, said+sep) && (sep != "" || part == said) {
-					part = strings.TrimSpace(strings.TrimPrefix(part, said+sep))
-				}
-			}
-		}
-		if part != "" && !strings.Contains(text, part) {
-			text += ": " + part
+	return joinSaid(": ", outcomeWord(command, s.Outcome), reason, cause(s))
+}
+
+// cause is what a stack's error adds to its reason: what follows the reason where the error
+// begins with it, and nothing where the error is the reason, where the refused changes are listed
+// field by field under the table, or for an interrupt, which is its own cause.
+func cause(s runreport.StackReport) string {
+	switch {
+	case len(s.Refused) > 0 || s.Outcome == outcome.Cancelled || s.ErrSays == outcome.SaysItself:
+		return ""
+	case s.ErrSays == outcome.SaysFirst:
+		return s.ErrRest
+	}
+	return s.Error
+}
+
+// joinSaid joins with sep the parts that say something, each without the spaces around it.
+func joinSaid(sep string, parts ...string) string {
+	var said []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			said = append(said, p)
 		}
 	}
-	return text
+	return strings.Join(said, sep)
 }
 
 // outcomeWord is how the table says an outcome: a preview that went through "previewed", since

@@ -43,7 +43,7 @@ func TestAFieldSaysItsEffectOnlyWhereItDiffersFromItsResourcesOperation(t *testi
 func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
 	r := runreport.Report{Summary: map[outcome.Status]int{outcome.Done: 1, outcome.Failed: 1}, Stacks: []runreport.StackReport{
 		{File: "a.yaml", Stack: "kind/a", Outcome: outcome.Done, Reason: "1 create"},
-		{File: "b.yaml", Stack: "kind/b", Outcome: outcome.Failed, Reason: "failed", Error: strings.Repeat("the cloud's long answer ", 30)},
+		{File: "b.yaml", Stack: "kind/b", Outcome: outcome.Failed, Reason: "failed", Says: outcome.SaysFirst, Error: strings.Repeat("the cloud's long answer ", 30)},
 	}}
 	var out strings.Builder
 	Fleet(&out, r, FleetOptions{All: true})

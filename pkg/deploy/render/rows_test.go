@@ -108,8 +108,9 @@ func fleetOutcomes(t *testing.T, command operation.Name, n int, happens map[int]
 		case manifestGrown:
 			o = grown(t, command, fleetTarget(t, i, 3))
 		case rateLimited:
-			o = outcome.Outcome{Target: fleetTarget(t, i, 2), Status: outcome.Failed, Reason: "failed",
+			o = outcome.Outcome{Target: fleetTarget(t, i, 2), Status: outcome.Failed,
 				Err: errors.New("update failed: digitalocean:index/kubernetesCluster:KubernetesCluster cluster: 429 Too Many Requests")}
+			o.SayReason(outcome.SaysFirst, "failed", "") // as a failure's outcome says it
 		}
 		o.Took = time.Duration(happens[i]) * 41 * time.Second
 		out = append(out, o)
