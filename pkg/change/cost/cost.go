@@ -132,17 +132,9 @@ func (d Delta) String() string {
 		return fmt.Sprintf("%s; the change is not known: the stack recorded no manifest to compare with (its last up did not "+
 			"finish) (%s)", d.New, d.New.Citation())
 	}
-	text := money(min(d.Min, d.Max), max(d.Min, d.Max), true) + "/month"
-	if d.Min == 0 && d.Max == 0 && len(d.Old.Unknown)+len(d.New.Unknown) == 0 {
-		// "+$0.00" reads as a charge: a change that costs nothing says so.
-		text = "unchanged"
-	}
-	if unknown := union(d.Old.Unknown, d.New.Unknown); len(unknown) > 0 {
-		if d.Min == 0 && d.Max == 0 {
-			// Nothing counted changed: "+$0.00" would read as free, and the change is unknown.
-			text = "not known"
-		}
-		text += ", not counting " + strings.Join(unknown, ", ") + " (no known price)"
+	text := d.Short()
+	if len(d.unknown()) > 0 {
+		text += " (no known price)"
 	}
 	// The HA fee's source is said when either side counts the fee: turning HA off prices it too.
 	cited := d.New
@@ -159,6 +151,37 @@ func (d Delta) String() string {
 	return fmt.Sprintf("%s (%s → %s/month; %s)", text, money(d.Old.Min, d.Old.Max, false),
 		money(d.New.Min, d.New.Max, false), cited.Citation())
 }
+
+// Short says the change alone, as a table's row gives it: "+$24.00/month", "unchanged", "not
+// known, not counting g4s.kube.huge", without the figures it is between or their prices. A change
+// not known (the stack recorded no manifest) is said whole: it is the new figure only.
+func (d Delta) Short() string {
+	if d.OldNotKnown {
+		return d.String()
+	}
+	text := money(min(d.Min, d.Max), max(d.Min, d.Max), true) + "/month"
+	if d.Unchanged() {
+		// "+$0.00" reads as a charge: a change that costs nothing says so.
+		text = "unchanged"
+	}
+	if unknown := d.unknown(); len(unknown) > 0 {
+		if d.Min == 0 && d.Max == 0 {
+			// Nothing counted changed: "+$0.00" would read as free, and the change is unknown.
+			text = "not known"
+		}
+		text += ", not counting " + strings.Join(unknown, ", ")
+	}
+	return text
+}
+
+// Unchanged tells a change known to cost nothing: both sides known, every size priced, the same
+// figure.
+func (d Delta) Unchanged() bool {
+	return !d.OldNotKnown && d.Min == 0 && d.Max == 0 && len(d.unknown()) == 0
+}
+
+// unknown are the sizes either side has no price for.
+func (d Delta) unknown() []string { return union(d.Old.Unknown, d.New.Unknown) }
 
 // notKnown tells that the estimate counted nothing and left sizes out: its figure is not $0.00.
 func (e Estimate) notKnown() bool { return e.Min == 0 && e.Max == 0 && len(e.Unknown) > 0 }

@@ -275,20 +275,13 @@ func driftedValue(f outcome.FieldDrift) string {
 // total is priced the same way): "" when unchanged or not priced. An up that did not deploy says
 // what it would have cost.
 func rowCost(command operation.Name, s runreport.StackReport) string {
-	if s.Cost == nil {
-		return ""
-	}
-	text := s.Cost.String()
-	if i := strings.IndexAny(text, "(;"); i > 0 && !s.Cost.OldNotKnown {
-		text = strings.TrimSpace(text[:i])
-	}
 	switch {
-	case text == "unchanged":
+	case s.Cost == nil || s.Cost.Unchanged():
 		return ""
 	case command == operation.Up && s.Outcome != outcome.Done:
-		return "monthly cost unchanged (up would have made it " + text + ")"
+		return "monthly cost unchanged (up would have made it " + s.Cost.Short() + ")"
 	}
-	return "monthly cost " + text
+	return "monthly cost " + s.Cost.Short()
 }
 
 // FleetSummary is the one line that ends a run's text: its stacks counted by result, the
