@@ -21,6 +21,7 @@ var guarded = []string{
 	"../../pkg/deploy/queue",
 	"../../pkg/deploy/pipeline",
 	"../../pkg/deploy/rotationrun",
+	"../../pkg/deploy/render",
 }
 
 // searches are the strings functions that find or strip words in a text. A reason's words are

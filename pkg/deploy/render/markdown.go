@@ -111,7 +111,7 @@ func stackSection(b *strings.Builder, command operation.Name, s runreport.StackR
 func cloudItems(b *strings.Builder, command operation.Name, s runreport.StackReport) {
 	for _, f := range s.Sets {
 		fmt.Fprintf(b, "- **%s** `%s`: %s (taken over as the cloud had it, not yet set by an up)\n",
-			strings.Replace(putBack(command), "put back", "set", 1), f.Field, codeValues(f.Live, f.Manifest))
+			setVerb(command == operation.Preview), f.Field, codeValues(f.Live, f.Manifest))
 	}
 	for _, f := range s.PutBack {
 		fmt.Fprintf(b, "- **%s** `%s`: %s (changed in the cloud since the last up)\n", putBack(command), f.Field, codeValues(f.Live, f.Manifest))

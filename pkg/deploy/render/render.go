@@ -70,14 +70,19 @@ func Changes(w io.Writer, r runreport.Report) {
 // setLines lists the fields the stack took over as the cloud had them, which an up sets to the
 // manifest's values for the first time ("would set" in a preview): no change in the cloud.
 func setLines(w io.Writer, preview bool, sets []outcome.FieldDrift) {
-	verb := "set"
-	if preview {
-		verb = "would set"
-	}
 	for _, f := range sets {
-		fmt.Fprintf(w, "  %s %s: %s (taken over as the cloud had it, not yet set by an up)\n", verb,
+		fmt.Fprintf(w, "  %s %s: %s (taken over as the cloud had it, not yet set by an up)\n", setVerb(preview),
 			f.Field, values(f.Live, f.Manifest))
 	}
+}
+
+// setVerb is what an up does to a field the stack took over as the cloud had it: it sets it to the
+// manifest's value, or would in a preview.
+func setVerb(preview bool) string {
+	if preview {
+		return "would set"
+	}
+	return "set"
 }
 
 // cloudLines lists what a read of the cloud found changed there: each field put back (verb: "put
@@ -399,9 +404,9 @@ func codeValues(old, new any) string {
 	return "`" + shown(old) + "` → `" + shown(new) + "`"
 }
 
-// cell is text fit for a Markdown table cell: one line, no pipes.
-func cell(text string) string {
-	return strings.ReplaceAll(strings.Join(strings.Fields(text), " "), "|", "\\|")
+// cell is s fit for a Markdown table cell: one line, no pipes.
+func cell(s string) string {
+	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", "\\|")
 }
 
 // show is a value as people read it in a sentence.
