@@ -176,7 +176,7 @@ func upRun(opts *upOptions) error {
 		}
 		o.deep = true // the plan's guard previews every stack afresh
 		return f.runDeploy(o, runOp{step: pipeline.UpPlan(p.Stack, deploy.UpOptions{Yes: true, AllowReplace: *opts.allowReplace}),
-			skipBlocked: true, whole: true, pace: queue.Refreshing, guard: deploy.PlanGuard(p, *opts.allowReplace, o.parallel, o.timeout)})
+			skipBlocked: true, whole: true, pace: queue.Refreshing, guard: pipeline.PlanGuard(p, *opts.allowReplace, o.parallel, o.timeout)})
 	}
 	if len(o.files) == 0 {
 		return errors.New("up takes the manifests to deploy (FILE|DIR...), or --plan FILE")
