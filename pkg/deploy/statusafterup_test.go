@@ -39,15 +39,7 @@ func TestStatusAfterAnUpThatReadTheCloudComparesTheStateThatUpWroteWithoutReadin
 			ctx := context.Background()
 			d, b := deployer()
 			c := cluster(t)
-			mustUp(ctx, t, d, c)
-			opts := deploy.StatusOptions{Drift: true}
-			if tt.up != nil {
-				up := d.Up(ctx, c, *tt.up)
-				if up.Status != outcome.Done {
-					t.Fatalf("up: %s %v", up.Status, up.Err)
-				}
-				opts.AfterUp = &up
-			}
+			opts := statusAfterUp(ctx, t, d, c, tt.up)
 			tt.edit(b, c)
 			o := d.Status(ctx, c, opts)
 			if o.Report == nil {
@@ -58,6 +50,22 @@ func TestStatusAfterAnUpThatReadTheCloudComparesTheStateThatUpWroteWithoutReadin
 			}
 		})
 	}
+}
+
+// statusAfterUp deploys c, runs the up of opts on it when opts is given, and returns the options
+// of a status --drift that follows that up (AfterUp), or of one given no up.
+func statusAfterUp(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploytarget.Target, opts *deploy.UpOptions) deploy.StatusOptions {
+	t.Helper()
+	mustUp(ctx, t, d, c)
+	status := deploy.StatusOptions{Drift: true}
+	if opts != nil {
+		up := d.Up(ctx, c, *opts)
+		if up.Status != outcome.Done {
+			t.Fatalf("up: %s %v", up.Status, up.Err)
+		}
+		status.AfterUp = &up
+	}
+	return status
 }
 
 // editCloud adds a tag to the cluster in the cloud, which only a read of the cloud finds.
@@ -91,15 +99,7 @@ func TestStatusAfterAnUpThatReadTheCloudHandsItsProgramTheStateThatUpWrote(t *te
 			ctx := context.Background()
 			d, _ := deployer()
 			c := cluster(t)
-			mustUp(ctx, t, d, c)
-			opts := deploy.StatusOptions{Drift: true}
-			if tt.up != nil {
-				up := d.Up(ctx, c, *tt.up)
-				if up.Status != outcome.Done {
-					t.Fatalf("up: %s %v", up.Status, up.Err)
-				}
-				opts.AfterUp = &up
-			}
+			opts := statusAfterUp(ctx, t, d, c, tt.up)
 			var carried upread.Read
 			runs := 0
 			resources := c.Resources
