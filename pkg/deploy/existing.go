@@ -89,7 +89,7 @@ func (d creating) guardsCreate(ctx context.Context, t deploytarget.Target, s sta
 	}) {
 		return false, nil
 	}
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -99,7 +99,7 @@ func (d creating) guardsCreate(ctx context.Context, t deploytarget.Target, s sta
 
 // ownIDs are the ids of the cluster (node pool) stack s holds.
 func ownIDs(ctx context.Context, t deploytarget.Target, s stackstate.Stack) ([]string, error) {
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func (g *createGuard) failed(ctx context.Context, o outcome.Outcome) outcome.Out
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
 	defer cancel()
-	st, err := stackstate.ReadState(ctx, g.s)
+	st, err := g.s.State(ctx)
 	if err != nil {
 		return o
 	}

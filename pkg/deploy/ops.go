@@ -452,7 +452,7 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 // settled reads the stack's state, and stops an operation that would change the stack while an
 // interrupted up left creates pending: up and destroy both start so.
 func (d applying) settled(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (stackstate.State, *outcome.Outcome) {
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		o := failed(err)
 		return st, &o
@@ -526,7 +526,7 @@ func (d applying) refuseOrRotate(ctx context.Context, t deploytarget.Target, s s
 	}
 	// The rotation rewrote the state (its record, the new pool): read it again. Without one,
 	// rotateFirst wrote nothing, and the state read before stands.
-	if now, err = stackstate.ReadState(ctx, s); err != nil {
+	if now, err = s.State(ctx); err != nil {
 		o := failed(err)
 		return &o, did, st
 	}
@@ -663,7 +663,7 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 	}
 	defer s.Close()
 	if len(opts.ImportPendingCreates) > 0 {
-		st, err := stackstate.ReadState(ctx, s)
+		st, err := s.State(ctx)
 		if err == nil {
 			err = stackstate.ImportPending(ctx, s, st, opts.ImportPendingCreates)
 		}
@@ -704,7 +704,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		return failed(err)
 	}
 	defer s.Close()
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		return failed(err)
 	}

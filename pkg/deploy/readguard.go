@@ -73,7 +73,7 @@ func (d reading) guardReads(t deploytarget.Target, s stackstate.Stack, op string
 // (check): op is the command it runs in, for the message. The lists of inputs the refresh
 // re-paired are put back (keepListInputs).
 func (d reading) refreshGuarded(ctx context.Context, t deploytarget.Target, s stackstate.Stack, op string, o stackstate.Options) (stackstate.Result, error) {
-	before, err := stackstate.ReadState(ctx, s)
+	before, err := s.State(ctx)
 	if err != nil {
 		return stackstate.Result{}, err
 	}
@@ -92,7 +92,7 @@ func (g *readGuard) check(ctx context.Context, res stackstate.Result, err error)
 	if err == nil && len(res.ReadGone) == 0 {
 		return nil
 	}
-	after, xerr := stackstate.ReadState(ctx, g.s)
+	after, xerr := g.s.State(ctx)
 	if xerr != nil {
 		if err != nil {
 			return err
@@ -167,7 +167,7 @@ func (d reading) previewReads(ctx context.Context, t deploytarget.Target, s stac
 	if len(creates) == 0 {
 		return nil
 	}
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		return errors.Wrap(err, "check what the preview's read of the cloud dropped")
 	}

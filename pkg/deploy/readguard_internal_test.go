@@ -107,9 +107,9 @@ type guardedStack struct {
 	imported *stackstate.State
 }
 
-func (s *guardedStack) Export(context.Context) (apitype.UntypedDeployment, error) {
+func (s *guardedStack) State(context.Context) (stackstate.State, error) {
 	s.exported++
-	return s.state.Raw, nil
+	return s.state, nil
 }
 
 func (s *guardedStack) Import(_ context.Context, raw apitype.UntypedDeployment) error {

@@ -33,7 +33,7 @@ func (d *Deployer) records(ctx context.Context, t deploytarget.Target, open bool
 		_ = s.Close()
 		return stackstate.State{}, nil, nil, nil, errors.Wrap(err, "read the stack's history")
 	}
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		_ = s.Close()
 		return stackstate.State{}, nil, nil, nil, err

@@ -39,12 +39,12 @@ func (r *recordReading) Records(ctx context.Context, project, stack string) (sta
 		return stackstate.Records{}, err
 	}
 	defer s.Close()
-	state, err := s.Export(ctx)
+	st, err := s.State(ctx)
 	if err != nil {
 		return stackstate.Records{}, err
 	}
 	last, err := s.LastUpdate(ctx)
-	return stackstate.Records{State: state, Last: last}, err
+	return stackstate.Records{State: st.Raw, Last: last}, err
 }
 
 func (r *recordReading) LastUpdate(ctx context.Context, project, stack string) (*stackstate.Update, error) {

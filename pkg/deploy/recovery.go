@@ -53,7 +53,7 @@ func (d *Deployer) Recovery(ctx context.Context, t deploytarget.Target) error {
 		return nil
 	}
 	defer s.Close()
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (d recovering) takeOver(ctx context.Context, t deploytarget.Target) (*Refre
 		return nil, err
 	}
 	defer s.Close()
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		return nil, err
 	}

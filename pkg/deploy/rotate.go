@@ -322,7 +322,7 @@ type rotationRun struct {
 // preview must not read as if it would not. nil when the names are free, or when a rotation is
 // under way (its own surge pool, which carries its mark, is found by it).
 func (d rotating) surgeTaken(ctx context.Context, t deploytarget.Target, s stackstate.Stack, carried []rotation.Rotation) (*outcome.Outcome, error) {
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -361,7 +361,7 @@ func (d rotating) surgeTaken(ctx context.Context, t deploytarget.Target, s stack
 // ok only when the manifest asks for such a rotation, nothing else is refused or replaced, and
 // every replacement the engine planned is of the cluster.
 func (d rotating) protectedRotation(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (_ outcome.Outcome, ok bool) {
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		return outcome.Outcome{}, false
 	}

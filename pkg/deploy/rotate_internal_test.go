@@ -26,7 +26,9 @@ type stateStack struct {
 	raw apitype.UntypedDeployment
 }
 
-func (s *stateStack) Export(context.Context) (apitype.UntypedDeployment, error) { return s.raw, nil }
+func (s *stateStack) State(context.Context) (stackstate.State, error) {
+	return stackstate.StateOf(s.raw)
+}
 func (s *stateStack) Import(_ context.Context, raw apitype.UntypedDeployment) error {
 	s.raw = raw
 	return nil
@@ -51,7 +53,7 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if err := rotationrun.RecordRotation(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if err := rotationrun.PointPoolAt(ctx, s, poolType, "new-id"); err != nil {
 		t.Fatal(err)
 	}
-	st, _ = stackstate.ReadState(ctx, s)
+	st, _ = s.State(ctx)
 	for _, r := range st.Deployment.Resources {
 		if string(r.Type) != poolType {
 			continue
@@ -86,7 +88,7 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if err := rotationrun.RecordRotation(ctx, s, done); err != nil {
 		t.Fatal(err)
 	}
-	st, _ = stackstate.ReadState(ctx, s)
+	st, _ = s.State(ctx)
 	if cond := rotationrun.RotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
 		t.Errorf("a finished rotation still shows in status: %+v", cond)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
-	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -56,7 +55,7 @@ func TestARotationStoppedInItsSecondHopIsRecordedAndShownAsSuch(t *testing.T) {
 	if err := rotationrun.RecordRotation(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // An opened stack's state and last update are read from a file backend's files where they can
-// be (stateRead, Backend.LastUpdate), not through `pulumi stack export` and `stack history`: what
+// be (readState, Backend.LastUpdate), not through `pulumi stack export` and `stack history`: what
 // they read must be what the real CLI (`make engine`, run by `make e2e`) says, for a stack the
 // CLI deployed, refreshed and left with a plain, a gzipped and a zstd-compressed state.
 func TestAStacksStateAndLastUpdateReadHereAreWhatTheRealCLISays(t *testing.T) {
@@ -67,7 +67,8 @@ func TestAStacksStateAndLastUpdateReadHereAreWhatTheRealCLISays(t *testing.T) {
 
 			b := &Backend{url: "file://" + state, cli: &cli{path: filepath.Join(engine, "pulumi"), version: semver.MustParse("3.259.0")}}
 			s := &stackOf{backend: b, project: "p", stack: "s", program: func(*pulumi.Context) error { return nil }}
-			here, ok := b.stateRead(context.Background(), "p", "s")
+			read, ok := b.readState(context.Background(), "p", "s", &stateRead{})
+			here := read.Raw
 			if !ok {
 				t.Fatal("the state the CLI wrote is not read here")
 			}

@@ -162,12 +162,11 @@ func TestAStacksStateAndLastUpdateAreReadWithoutTheCLIWhereTheBackendsFilesAreRe
 			s, commands := fakeStack(t)
 			s.backend, s.project = &Backend{url: "file://" + root}, "p"
 			ctx := context.Background()
-			state, _ := s.Export(ctx)
+			st, err := s.State(ctx)
 			if got := strings.Join(commands(), " "); got != tt.export {
 				t.Errorf("reading the state, the CLI ran %q, want %q", got, tt.export)
 			}
 			if tt.export == "" {
-				st, err := stackstate.StateOf(state)
 				if err != nil || len(st.Deployment.Resources) != 1 || stackstate.StringOutput(st.Outputs(), "clusterplane_generation") != "abc" {
 					t.Errorf("the state read here: %+v, %v; want the checkpoint's one resource and its output", st.Deployment, err)
 				}

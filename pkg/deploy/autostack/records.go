@@ -108,31 +108,47 @@ func (b *Backend) LastUpdate(ctx context.Context, project, stack string) (*stack
 	return nil, errors.Wrap(stackstate.ErrRecordsUnread, b.redactor().Error(err).Error())
 }
 
-// stateRead reads stack <project>/<stack>'s state from the backend's storage as `pulumi stack
+// stateRead is a state read from a backend's storage: the stored bytes, and the state they hold.
+type stateRead struct {
+	mu    sync.Mutex
+	data  []byte
+	state stackstate.State
+}
+
+// readState reads stack <project>/<stack>'s state from the backend's storage as `pulumi stack
 // export` gives it: the checkpoint's latest deployment, as written, of version 3 (diy/backend.go
-// ExportDeployment, v3.259.0). ok is false wherever the CLI's answer might differ or only the CLI
-// can say what went wrong: no store read here, another layout, a form or a checkpoint that
-// checkpointOf does not read (features, another version, a file cut short), no deployment yet.
-func (b *Backend) stateRead(ctx context.Context, project, stack string) (state apitype.UntypedDeployment, ok bool) {
+// ExportDeployment, v3.259.0), parsed. last is the read before on the same stack: while the
+// stored bytes are the same, its state is returned unparsed again, and otherwise it becomes this
+// read. ok is false wherever the CLI's answer might differ or only the CLI can say what went
+// wrong: no store read here, another layout, a form or a checkpoint that checkpointOf does not
+// read (features, another version, a file cut short), no deployment yet.
+func (b *Backend) readState(ctx context.Context, project, stack string, last *stateRead) (st stackstate.State, ok bool) {
 	if b == nil {
-		return state, false
+		return st, false
 	}
 	store, err := b.blobs(ctx)
 	if err != nil {
-		return state, false
+		return st, false
 	}
 	if meta, err := store.read(ctx, metaFile); err != nil || !projectScoped(meta) {
-		return state, false
+		return st, false
 	}
 	data, err := readStackState(ctx, store, project, stack)
 	if err != nil {
-		return state, false
+		return st, false
+	}
+	last.mu.Lock()
+	defer last.mu.Unlock()
+	if last.data != nil && bytes.Equal(last.data, data) {
+		return last.state, true
 	}
 	c, ok := checkpointOf(data)
 	if !ok || len(c.latest) == 0 || string(c.latest) == "null" {
-		return state, false
+		return st, false
 	}
-	return apitype.UntypedDeployment{Version: 3, Deployment: c.latest}, true
+	st = stackstate.State{Raw: apitype.UntypedDeployment{Version: 3, Deployment: c.latest}, Deployment: c.deployment}
+	last.data, last.state = data, st
+	return st, true
 }
 
 // blobs is the backend's store when clusterplane reads it directly: a local folder, or a

@@ -34,6 +34,11 @@ type stackOf struct {
 	auto      auto.Stack
 	// dir is the workspace's folder, removed by Close.
 	dir string
+	// read is the state State read last from the backend's storage, which the next State
+	// returns without parsing again while the stored bytes are the same: an up reads the state
+	// before its checks, again before a refresh and after a preview, and a checkpoint's parse is
+	// most of the cost of each read.
+	read stateRead
 }
 
 var _ stackstate.Stack = (*stackOf)(nil)
@@ -191,15 +196,18 @@ func (s *stackOf) Outputs(ctx context.Context) (map[string]stackstate.Output, er
 	return out, nil
 }
 
-// Export reads the stack's state: from the backend's storage where it is read here (stateRead),
+// State reads the stack's state: from the backend's storage where it is read here (readState),
 // which starts no CLI (`pulumi stack export` is a second of a process for each read, and an up
 // reads the state before and after the engine), else through the CLI.
-func (s *stackOf) Export(ctx context.Context) (apitype.UntypedDeployment, error) {
-	if state, ok := s.backend.stateRead(ctx, s.project, s.stack); ok {
-		return state, nil
+func (s *stackOf) State(ctx context.Context) (stackstate.State, error) {
+	if st, ok := s.backend.readState(ctx, s.project, s.stack, &s.read); ok {
+		return st, nil
 	}
-	state, err := s.auto.Export(ctx)
-	return state, classify(ctx, "read the stack's state", err, "", s.backend, s)
+	raw, err := s.auto.Export(ctx)
+	if err != nil {
+		return stackstate.State{}, classify(ctx, "read the stack's state", err, "", s.backend, s)
+	}
+	return stackstate.StateOf(raw)
 }
 
 // Import replaces the stack's state.

@@ -43,7 +43,7 @@ func heldResources(ctx context.Context, b stackstate.Backend, t Target, stack st
 		return nil, errors.Wrapf(err, "open stack %s", key)
 	}
 	defer s.Close()
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		return nil, errors.Wrapf(err, "read stack %s", key)
 	}

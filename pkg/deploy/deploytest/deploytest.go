@@ -626,11 +626,11 @@ func (h *handle) Outputs(ctx context.Context) (map[string]stackstate.Output, err
 	return out, nil
 }
 
-// Export writes the stack's state as the Pulumi CLI does: the root stack with its outputs
+// State is the stack's state as the Pulumi CLI exports it: the root stack with its outputs
 // (secrets encrypted), the resources, the pending operations.
-func (h *handle) Export(ctx context.Context) (apitype.UntypedDeployment, error) {
+func (h *handle) State(ctx context.Context) (stackstate.State, error) {
 	if err := h.call(ctx, "export"); err != nil {
-		return apitype.UntypedDeployment{}, err
+		return stackstate.State{}, err
 	}
 	h.s.b.mu.Lock()
 	defer h.s.b.mu.Unlock()
@@ -660,7 +660,10 @@ func (h *handle) Export(ctx context.Context) (apitype.UntypedDeployment, error) 
 			Resource: apitype.ResourceV3{URN: urnOf(h.s, p.Type, p.Name), Type: tokensType(p.Type)}})
 	}
 	data, err := json.Marshal(d)
-	return apitype.UntypedDeployment{Version: 3, Deployment: data}, err
+	if err != nil {
+		return stackstate.State{}, err
+	}
+	return stackstate.StateOf(apitype.UntypedDeployment{Version: 3, Deployment: data})
 }
 
 // Import replaces the state: pending creates recorded with an id join the resources.

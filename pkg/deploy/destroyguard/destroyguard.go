@@ -169,5 +169,5 @@ func stateOf(ctx context.Context, b stackstate.Backend, t deploytarget.Target) (
 		return stackstate.State{}, err
 	}
 	defer s.Close()
-	return stackstate.ReadState(ctx, s)
+	return s.State(ctx)
 }

@@ -30,7 +30,7 @@ import (
 // element of its own), the recorded list is put back in place of the one the bridge made up. An
 // up sends the program's inputs anyway; only a refresh leaves the bridge's.
 func KeepListInputs(ctx context.Context, s stackstate.Stack, before stackstate.State) error {
-	after, err := stackstate.ReadState(ctx, s)
+	after, err := s.State(ctx)
 	if err != nil {
 		return errors.Wrap(err, "read the refreshed state to check the inputs the refresh recorded")
 	}

@@ -261,7 +261,7 @@ func setJSON(r map[string]json.RawMessage, key string, v any) error {
 // editResources edits each resource of the stack's state as JSON, every field it does not touch
 // kept as it is, and imports the result.
 func editResources(ctx context.Context, s stackstate.Stack, edit func(r map[string]json.RawMessage) error) error {
-	st, err := stackstate.ReadState(ctx, s)
+	st, err := s.State(ctx)
 	if err != nil {
 		return err
 	}

@@ -76,9 +76,10 @@ type Stack interface {
 	Destroy(ctx context.Context, o Options) (Result, error)
 	// Outputs are the stack's outputs, secrets among them (Output.Secret).
 	Outputs(ctx context.Context) (map[string]Output, error)
-	// Export and Import read and replace the stack's state (its checkpoint), as `pulumi stack
-	// export` and `import` do.
-	Export(ctx context.Context) (apitype.UntypedDeployment, error)
+	// State reads the stack's state (its checkpoint) as `pulumi stack export` gives it, parsed;
+	// Import replaces it, as `pulumi stack import` does. A state read twice with nothing written
+	// between may be the same value, parsed once: read it, never change it.
+	State(ctx context.Context) (State, error)
 	Import(ctx context.Context, state apitype.UntypedDeployment) error
 	// LastUpdate is the stack's latest update, nil when it has none.
 	LastUpdate(ctx context.Context) (*Update, error)

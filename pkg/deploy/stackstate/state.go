@@ -18,15 +18,6 @@ type State struct {
 	Deployment apitype.DeploymentV3
 }
 
-// ReadState exports the stack's state.
-func ReadState(ctx context.Context, s Stack) (State, error) {
-	raw, err := s.Export(ctx)
-	if err != nil {
-		return State{}, err
-	}
-	return StateOf(raw)
-}
-
 // StateOf reads a stack's state as `pulumi stack export` writes it.
 func StateOf(raw apitype.UntypedDeployment) (State, error) {
 	st := State{Raw: raw}
