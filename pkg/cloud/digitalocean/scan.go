@@ -90,10 +90,12 @@ func leaves(path string, live, inputs, outputs map[string]any) bool {
 // (client.Kubernetes.Get in resourceDigitalOceanKubernetesClusterRead), not from the list: a
 // list that leaves out what DigitalOcean always gives (the name, region, version, subnets, VPC,
 // tags, maintenance policy, and at least one pool) says nothing of what that read finds, so
-// each such property is cloud.Unread and the stack is not judged. Only a list whose pools are
-// there, none tagged as the default, keeps the default pool as recorded, as the provider does
-// then (its d.Set("node_pool", ...) runs only for a pool tagged terraform:default-node-pool,
-// digitaloceanKubernetesClusterRead). Booleans and counts that godo leaves out when false or
+// each such property is cloud.Unread and the stack is not judged. So is a cluster whose pools
+// are listed, none tagged as the default: the provider's read would keep the default pool as
+// recorded (its d.Set("node_pool", ...) runs only for a pool tagged terraform:default-node-pool,
+// digitaloceanKubernetesClusterRead), but the pool is gone, which the cluster's module finds in
+// its own list of the account and refuses (dofacts.DefaultPoolGoneError): the stack goes to the
+// engine, where drift says so. Booleans and counts that godo leaves out when false or
 // zero (omitempty) cannot be told from a hidden value and are read as false or zero, as the
 // provider reads them.
 func addCluster(l cloud.Listing, cl Cluster) {
@@ -165,6 +167,10 @@ func addCluster(l cloud.Listing, cl Cluster) {
 			own[k] = v
 		}
 		l.Pools[p.ID] = cloud.Listed{Cluster: c, Properties: own}
+	}
+	if _, kept := props["nodePool"].(cloud.Kept); kept {
+		// Pools listed with their tags, none the default: the default pool is gone.
+		props["nodePool"] = cloud.Unread{}
 	}
 	l.Clusters[cl.ID] = cloud.Listed{Cluster: c, Properties: props}
 }

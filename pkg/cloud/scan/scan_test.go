@@ -113,10 +113,11 @@ var judgeCases = []judgeCase{
 		edit: func(do *fakedo.DO, c, _ string) {
 			do.EditCluster(c, func(cl *godo.KubernetesCluster) { cl.VersionSlug = "1.32.2-do.0" })
 		}, ignore: []string{"version"}, want: scan.Differs, differ: []string{"version"}},
-	{name: "a default pool no longer tagged so is kept as recorded, as the provider keeps it",
+	// The provider would keep it as recorded; the cluster's module finds it gone and refuses.
+	{name: "a default pool no longer tagged is left to the engine, whose program finds it gone",
 		edit: func(do *fakedo.DO, c, p string) {
 			do.EditPool(c, p, func(np *godo.KubernetesNodePool) { np.Tags = []string{"k8s"}; np.Count = 7 })
-		}, want: scan.Same},
+		}, want: scan.Unjudged},
 	{name: "a computed property the program did not send is the cloud's to change",
 		recorded: func(o map[string]any) { o["controlPlaneFirewall"] = map[string]any{"enabled": true} },
 		unsent:   "controlPlaneFirewall", want: scan.Same},

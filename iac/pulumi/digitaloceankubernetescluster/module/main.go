@@ -8,6 +8,7 @@ import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	digitaloceanprovider "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/pkg/errors"
@@ -82,20 +83,27 @@ func build(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanK
 // liveLookup is how the module reads the version a cluster runs: from DigitalOcean's API, every
 // page of the account's clusters, with the credentials the module knows; through the provider's
 // lookup, which reads only the first page, for a provider given with WithProvider, under mocks and
-// without a token the module knows. When the program's context carries the state an up just
-// read from DigitalOcean (clusterplane's comparison right after such an up), LiveVersion takes
-// the version from that state and lists nothing; no other run carries one.
+// without a token the module knows. The list also tells whether the cluster's default pool is
+// gone, which the module refuses (dofacts.DefaultPoolGoneError). When the program's context
+// carries the state an up just read from DigitalOcean (clusterplane's comparison right after such
+// an up), LiveCluster takes the version from that state and lists nothing; no other run carries
+// one.
 func liveLookup(ctx *pulumi.Context, s *settings, p *digitalocean.Provider) func(string) (string, error) {
 	byProvider := func(name string) (string, error) { return liveVersion(ctx, name, pulumi.Provider(p)) }
 	if ctx.RunningWithMocks() || s.HasProvider() {
 		return byProvider
 	}
 	return func(name string) (string, error) {
-		v, err := digitaloceanprovider.LiveVersion(ctx.Context(), s.ProviderConfig, name)
+		live, err := digitaloceanprovider.LiveCluster(ctx.Context(), s.ProviderConfig, name)
 		if errors.Is(err, digitaloceanprovider.ErrNoToken) {
 			return byProvider(name)
 		}
-		return v, errors.Wrapf(err, "read the version cluster %s runs", name)
+		if err == nil && live.DefaultPoolGone {
+			// The same list tells the cluster's pools: with none tagged as the default, the
+			// provider would keep the pool it recorded, and no deploy of it can work.
+			return "", &dofacts.DefaultPoolGoneError{Cluster: name}
+		}
+		return live.Version, errors.Wrapf(err, "read the version cluster %s runs", name)
 	}
 }
 

@@ -2,12 +2,14 @@ package pulumiprovider
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/pkg/errors"
 )
 
@@ -98,44 +100,76 @@ const (
 )
 
 // LiveVersion is the version slug of the cluster named name, "" when the account has none of that
-// name (an error when one is listed without its version), read from DigitalOcean's API page by page. The provider's own lookup (the
-// getKubernetesCluster function) reads the first page of the account's clusters only, 20 by
-// default (terraform-provider-digitalocean v2.75.0 datasource_kubernetes_cluster.go,
-// dataSourceDigitalOceanKubernetesClusterRead), so in an account of more clusters it would take
-// a running cluster for a new one.
+// name (an error when one is listed without its version): LiveCluster's Version.
+func LiveVersion(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, name string) (string, error) {
+	live, err := LiveCluster(ctx, cfg, name)
+	return live.Version, err
+}
+
+// Live is what DigitalOcean lists of a cluster: the version it runs ("" when the account has none
+// of its name), and whether its default pool is gone: pools listed, each with its tags, and none
+// tagged dofacts.DefaultPoolTag.
+type Live struct {
+	Version         string
+	DefaultPoolGone bool
+}
+
+// LiveCluster is what DigitalOcean lists of the cluster named name, read from DigitalOcean's API
+// page by page. The provider's own lookup (the getKubernetesCluster function) reads the first
+// page of the account's clusters only, 20 by default (terraform-provider-digitalocean v2.75.0
+// datasource_kubernetes_cluster.go, dataSourceDigitalOceanKubernetesClusterRead), so in an
+// account of more clusters it would take a running cluster for a new one.
 //
 // When ctx carries what the up that just ran read (upread.Of), the version recorded there is
-// the answer and nothing is asked (carriedVersion).
-func LiveVersion(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, name string) (string, error) {
+// the answer and nothing is asked (carriedVersion); that read holds no pool's tags, so it tells
+// no default pool gone.
+func LiveCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, name string) (Live, error) {
 	if v, ok := carriedVersion(ctx, name); ok {
-		return v, nil
+		return Live{Version: v}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
 	defer cancel()
 	api, err := client(cfg)
 	if err != nil {
-		return "", err
+		return Live{}, err
 	}
-	version, found := "", false
+	var live Live
+	found := false
 	err = api.WalkClusters(ctx, func(page []digitalocean.Cluster) bool {
 		for _, c := range page {
 			if c.Name == name {
-				version, found = c.Version, true
+				live, found = Live{Version: c.Version, DefaultPoolGone: defaultPoolGone(c.NodePools)}, true
 				return false
 			}
 		}
 		return true
 	})
 	if err != nil {
-		return "", err
+		return Live{}, err
 	}
-	if found && version == "" {
+	if found && live.Version == "" {
 		// DigitalOcean always gives a cluster's version: an answer without one says nothing of
 		// it, and "" would read as "no such cluster", letting a manifest older than the version
 		// the cluster runs through unchecked.
-		return "", errors.Errorf("DigitalOcean lists cluster %s without the version it runs", name)
+		return Live{}, errors.Errorf("DigitalOcean lists cluster %s without the version it runs", name)
 	}
-	return version, nil
+	return live, nil
+}
+
+// defaultPoolGone tells that pools are listed, none tagged as the default pool. A pool listed
+// without any tag had its tags left out (DigitalOcean puts its own k8s tags on every pool), and a
+// cluster listed without pools had them left out (every cluster has one): neither says the
+// default pool is gone.
+func defaultPoolGone(pools []digitalocean.NodePool) bool {
+	if len(pools) == 0 {
+		return false
+	}
+	for _, p := range pools {
+		if len(p.Tags) == 0 || slices.Contains(p.Tags, dofacts.DefaultPoolTag) {
+			return false
+		}
+	}
+	return true
 }
 
 // clusterType is the provider's cluster resource, as the stack's state names its type.

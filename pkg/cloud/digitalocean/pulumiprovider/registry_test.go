@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/digitalocean/godo"
@@ -266,6 +267,37 @@ func TestLiveVersionTakesTheVersionAnUpJustReadWithoutListingTheAccount(t *testi
 			}
 			if lists := len(do.Requests(http.MethodGet)) - before; lists != tt.wantLists {
 				t.Errorf("%d requests to DigitalOcean, want %d", lists, tt.wantLists)
+			}
+		})
+	}
+}
+
+// The one list of the account that finds a cluster's version also tells whether its default pool
+// is gone: pools listed, none tagged as the default (deleted, or untagged, outside clusterplane).
+func TestLiveClusterTellsADefaultPoolGoneFromTheSameList(t *testing.T) {
+	do := fakedo.New(t, "tok")
+	pool := func(tags ...string) []*godo.KubernetesNodePool {
+		return []*godo.KubernetesNodePool{{Name: "p", Size: "s-1vcpu-2gb", Count: 1, Tags: tags}}
+	}
+	do.SeedCluster(godo.KubernetesCluster{Name: "tagged", RegionSlug: "fra1", VersionSlug: "1.31.1-do.5", NodePools: pool(dofacts.DefaultPoolTag)})
+	do.SeedCluster(godo.KubernetesCluster{Name: "untagged", RegionSlug: "fra1", VersionSlug: "1.31.1-do.5", NodePools: pool("team")})
+	cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "tok", ApiUrl: do.URL()}
+	for _, tt := range []struct {
+		name, cluster, version string
+		gone                   bool
+	}{
+		{"a cluster with a pool tagged as the default keeps it", "tagged", "1.31.1-do.5", false},
+		{"a cluster whose pools carry no default tag has lost it", "untagged", "1.31.1-do.5", true},
+		{"a cluster the account does not hold has no pool to lose", "absent", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(do.Requests(http.MethodGet))
+			live, err := pulumiprovider.LiveCluster(context.Background(), cfg, tt.cluster)
+			if err != nil || live.Version != tt.version || live.DefaultPoolGone != tt.gone {
+				t.Errorf("LiveCluster = %+v, %v; want version %q, default pool gone %t", live, err, tt.version, tt.gone)
+			}
+			if lists := len(do.Requests(http.MethodGet)) - before; lists != 1 {
+				t.Errorf("%d requests, want the one list", lists)
 			}
 		})
 	}
