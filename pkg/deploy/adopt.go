@@ -53,7 +53,8 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		// Said whatever the adoption's outcome: the cloud was changed all the same.
 		defer func() { out.AddToReason("; ", readied.Said); out.Readied = readied }()
 	}
-	s, created, err := d.stacks().openOrCreate(ctx, t)
+	// The program runs to import: a module takes the cluster as the cloud holds it.
+	s, created, err := d.stacks().openOrCreate(ctx, t.WithImporting())
 	if err != nil {
 		return failed(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/importing"
 	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
@@ -40,6 +41,8 @@ type Target struct {
 	// upRead is the stack's state as the up that just ran read it from the cloud, which Program
 	// carries to the kind's program (WithUpRead); nil for every other run.
 	upRead upread.Read
+	// importing tells that the program runs to import what the cloud holds (WithImporting).
+	importing bool
 }
 
 // NewTarget is the target of a valid stack input of kind k read from file: its project is the
@@ -64,6 +67,9 @@ func (t Target) Program() pulumi.RunFunc {
 		if t.upRead != nil {
 			ctx = upread.Carry(ctx, t.upRead)
 		}
+		if t.importing {
+			ctx = importing.Carry(ctx)
+		}
 		if err := t.Resources(ctx, t.Input); err != nil {
 			return err
 		}
@@ -77,6 +83,13 @@ func (t Target) Program() pulumi.RunFunc {
 // compares that same state with the manifest, right after that up, is given one.
 func (t Target) WithUpRead(read upread.Read) Target {
 	t.upRead = read
+	return t
+}
+
+// WithImporting is t whose program runs to import what the cloud holds (adopt), which its kind's
+// module is told (package importing).
+func (t Target) WithImporting() Target {
+	t.importing = true
 	return t
 }
 

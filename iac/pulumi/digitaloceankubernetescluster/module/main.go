@@ -8,6 +8,7 @@ import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	digitaloceanprovider "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
+	"github.com/clusterplane/clusterplane/pkg/cloud/importing"
 	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
@@ -98,9 +99,11 @@ func liveLookup(ctx *pulumi.Context, s *settings, p *digitalocean.Provider) func
 		if errors.Is(err, digitaloceanprovider.ErrNoToken) {
 			return byProvider(name)
 		}
-		if err == nil && live.DefaultPoolGone {
+		if err == nil && live.DefaultPoolGone && !importing.Of(ctx.Context()) {
 			// The same list tells the cluster's pools: with none tagged as the default, the
-			// provider would keep the pool it recorded, and no deploy of it can work.
+			// provider would keep the pool it recorded, and no deploy of it can work. An import
+			// (adopt) is how such a cluster comes under a stack: the provider's import tags its
+			// one pool itself, and adopt tags the manifest's among several first.
 			return "", &dofacts.DefaultPoolGoneError{Cluster: name}
 		}
 		return live.Version, errors.Wrapf(err, "read the version cluster %s runs", name)
