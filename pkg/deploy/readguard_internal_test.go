@@ -20,6 +20,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/readrepair"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -263,8 +264,9 @@ func TestDigitalOceanIsAskedWhetherItStillListsAClusterOrPoolTheReadDropped(t *t
 	do := fakedo.New(t, "guard-token")
 	t.Setenv(digitalocean.TokenEnv, "guard-token")
 	t.Setenv(digitalocean.APIURLEnv, do.URL())
+	// As the provider makes a cluster: its default pool carries the tag the provider finds it by.
 	id := do.SeedCluster(godo.KubernetesCluster{Name: "dev-fra1", RegionSlug: "fra1",
-		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 2}}})
+		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{dofacts.DefaultPoolTag}}}})
 	cl, _ := do.Cluster(id)
 	tests := []struct {
 		name    string

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/change/partgone"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -24,7 +24,8 @@ func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
 			(&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0",
 				Cloud: "DigitalOcean", Want: "1.32"}).Error()), outcome.Drifted, "spec.kubernetesVersion"},
 		{"the module's refusal of a cluster whose default pool is gone is drift of that pool", stackstate.ModuleRefusal(
-			"error: running program: " + (&dofacts.DefaultPoolGoneError{Cluster: "platform-prod"}).Error()), outcome.Drifted, "spec.defaultNodePool"},
+			"error: running program: " + (&partgone.Error{Cloud: "DigitalOcean", Field: "spec.defaultNodePool", Part: "pool",
+				Cluster: "platform-prod", Mark: "terraform:default-node-pool"}).Error()), outcome.Drifted, "spec.defaultNodePool"},
 		{"any other failure is a failure", &stackstate.EngineError{Command: "preview", Cause: "429 too many requests"}, outcome.Failed, ""},
 		{"the engine refusing to replace a protected cluster is drift", &stackstate.ProtectedError{Resources: []string{"KubernetesCluster prod"}}, outcome.Drifted, ""},
 	}

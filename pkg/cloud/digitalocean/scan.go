@@ -94,7 +94,7 @@ func leaves(path string, live, inputs, outputs map[string]any) bool {
 // are listed, none tagged as the default: the provider's read would keep the default pool as
 // recorded (its d.Set("node_pool", ...) runs only for a pool tagged terraform:default-node-pool,
 // digitaloceanKubernetesClusterRead), but the pool is gone, which the cluster's module finds in
-// its own list of the account and refuses (dofacts.DefaultPoolGoneError): the stack goes to the
+// its own list of the account and refuses (partgone.Error): the stack goes to the
 // engine, where drift says so. Booleans and counts that godo leaves out when false or
 // zero (omitempty) cannot be told from a hidden value and are read as false or zero, as the
 // provider reads them.

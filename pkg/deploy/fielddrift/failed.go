@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/change/partgone"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
@@ -24,15 +24,15 @@ func UpgradedPastOf(err error) (field, manifest, live string, ok bool) {
 
 // PreviewFailed is drift's outcome of a preview that failed with err: Drifted when the module
 // refused a version the cloud upgraded the cluster past (kubeversion.UpgradedPastError), which
-// is the cloud's change behind the manifest, not a failure of drift, a DigitalOcean cluster
-// whose default pool is gone from the cloud (dofacts.DefaultPoolGoneError), or the engine refused
+// is the cloud's change behind the manifest, not a failure of drift, a cluster whose part is gone
+// from the cloud where its provider cannot see it (partgone.Error), or the engine refused
 // to replace a protected cluster; ok false for any other failure, the caller's to say.
 func PreviewFailed(err error) (_ outcome.Outcome, ok bool) {
-	var gone *dofacts.DefaultPoolGoneError
+	var gone *partgone.Error
 	if errors.As(err, &gone) {
-		return outcome.Outcome{Status: outcome.Drifted, Reason: "the cloud holds no default node pool of cluster " + gone.Cluster +
-			", and up refuses to deploy one the provider cannot see", Drift: []outcome.FieldDrift{{Field: dofacts.DefaultPoolField,
-			Live: "none tagged " + dofacts.DefaultPoolTag, Manifest: "the default pool", Stays: gone.Reason()}}}, true
+		return outcome.Outcome{Status: outcome.Drifted, Reason: gone.Cloud + " lists no " + gone.Part + " of cluster " + gone.Cluster +
+			" tagged " + gone.Mark + ", and up refuses to deploy one the provider cannot see", Drift: []outcome.FieldDrift{{
+			Field: gone.Field, Live: "none tagged " + gone.Mark, Manifest: "the " + gone.Part + " the stack recorded", Stays: gone.Reason()}}}, true
 	}
 	field, manifest, live, ok := UpgradedPastOf(err)
 	var protected *stackstate.ProtectedError

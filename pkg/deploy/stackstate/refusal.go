@@ -3,23 +3,23 @@ package stackstate
 import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/partgone"
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
-	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
 // ModuleRefusal is a manifest change that a kind's module refused while the engine ran its
 // program, read back from the engine's words (text): a Kubernetes version older than the one the
 // cluster runs (kubeversion.UpgradedPastError), or one the cloud cannot upgrade it to in one step
-// (upgrade.FirstStepError), or a DigitalOcean cluster whose default pool is gone from the cloud
-// (dofacts.DefaultPoolGoneError). The module refuses them because only it reads the live cluster; they
+// (upgrade.FirstStepError), or a part of the cluster gone from the cloud where its provider cannot
+// see it (partgone.Error: a DigitalOcean cluster's default pool). The module refuses them because only it reads the live cluster; they
 // are refused changes all the same, like those refused before the engine runs, so the operation
 // ends blocked (exit 3) and not failed (exit 1), which would read as a broken cloud. nil when
 // text quotes no such refusal. A backend calls it on the words of a failed operation: it is the
 // one place that reads them, and what it read travels typed (RefusedError.Module).
 func ModuleRefusal(text string) *RefusedError {
-	if gone := dofacts.ReadDefaultPoolGone(text); gone != nil {
-		return &RefusedError{Changes: []diff.Change{{Path: dofacts.DefaultPoolField, Effect: effects.Refused,
+	if gone := partgone.Read(text); gone != nil {
+		return &RefusedError{Changes: []diff.Change{{Path: gone.Field, Effect: effects.Refused,
 			Refusal: effects.FailsAtPreview, Reason: gone.Reason()}}, Module: gone}
 	}
 	if field, running, manifest, words, ok := upgrade.ReadFirstStep(text); ok {

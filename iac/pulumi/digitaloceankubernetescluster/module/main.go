@@ -7,6 +7,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
+	"github.com/clusterplane/clusterplane/pkg/change/partgone"
 	digitaloceanprovider "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/cloud/importing"
 	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
@@ -85,7 +86,7 @@ func build(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanK
 // page of the account's clusters, with the credentials the module knows; through the provider's
 // lookup, which reads only the first page, for a provider given with WithProvider, under mocks and
 // without a token the module knows. The list also tells whether the cluster's default pool is
-// gone, which the module refuses (dofacts.DefaultPoolGoneError). When the program's context
+// gone, which the module refuses (partgone.Error). When the program's context
 // carries the state an up just read from DigitalOcean (clusterplane's comparison right after such
 // an up), LiveCluster takes the version from that state and lists nothing; no other run carries
 // one.
@@ -104,7 +105,8 @@ func liveLookup(ctx *pulumi.Context, s *settings, p *digitalocean.Provider) func
 			// provider would keep the pool it recorded, and no deploy of it can work. An import
 			// (adopt) is how such a cluster comes under a stack: the provider's import tags its
 			// one pool itself, and adopt tags the manifest's among several first.
-			return "", &dofacts.DefaultPoolGoneError{Cluster: name}
+			return "", &partgone.Error{Cloud: "DigitalOcean", Field: dofacts.DefaultPoolField, Part: "pool", Cluster: name,
+				Mark: dofacts.DefaultPoolTag}
 		}
 		return live.Version, errors.Wrapf(err, "read the version cluster %s runs", name)
 	}
