@@ -28,6 +28,18 @@ func (e *env) clusterReads() []string {
 	return slices.Compact(out)
 }
 
+// clusterLists are the requests for a page of the account's clusters DigitalOcean answered since
+// the last Reset.
+func (e *env) clusterLists() int {
+	n := 0
+	for _, r := range e.do.Requests(http.MethodGet) {
+		if r.Path == "/v2/kubernetes/clusters" {
+			n++
+		}
+	}
+	return n
+}
+
 // The fleet scan lists DigitalOcean's clusters once and compares them with the stacks' records:
 // on the real provider, drift made in the cloud on three of four stacks (a pool resized, a tag
 // added, a cluster deleted) is found by the scan, and the provider's refresh, run for those three
@@ -53,6 +65,12 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 	if reads := e.clusterReads(); !slices.Equal(reads, want) {
 		t.Errorf("the provider read clusters %v, want the three drifted alone %v", reads, want)
 	}
+	// The scan's list is the run's: the stacks' look-ups by name, clusterplane's and their
+	// programs', take it from there (package runlist).
+	// Promise: e2e-a-run-lists-the-account-once
+	if n := e.clusterLists(); n != 1 {
+		t.Errorf("drift of three changed stacks listed the account's clusters %d times, want once", n)
+	}
 	deep, code := e.clusterplane("drift", dir, "-o", "json", "--deep")
 	if code != 3 || strings.Contains(deep.stderr, "fleet scan") {
 		t.Errorf("drift --deep = %d, want 3 and no scan: %s", code, deep)
@@ -69,15 +87,27 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 	if reads, three := e.clusterReads(), []string{f1.ID, f2.ID, f3.ID}; !slices.Equal(reads, slices.Sorted(slices.Values(three))) {
 		t.Errorf("status --drift had the provider read clusters %v, want the three drifted alone", reads)
 	}
+	if n := e.clusterLists(); n != 1 {
+		t.Errorf("status --drift of three changed stacks listed the account's clusters %d times, want once", n)
+	}
 
+	e.do.Reset()
 	r, code = e.clusterplane("preview", dir)
 	// f4 is counted, not listed; the three others are listed.
 	if code != 0 || !strings.Contains(r.stdout, "Stacks: 3 would change, 1 unchanged (1 not run).") || strings.Count(r.stdout, "would change: ") != 3 ||
 		!strings.Contains(r.stderr, "1 unchanged since their last up, not run") {
 		t.Errorf("preview = %d, want f4 alone left unrun: %s", code, r)
 	}
+	if n := e.clusterLists(); n != 1 {
+		t.Errorf("preview of three changed stacks listed the account's clusters %d times, want once", n)
+	}
+	e.do.Reset()
 	if r, code := e.clusterplane("up", dir, "--yes", "-q"); code != 0 {
 		t.Fatalf("up putting the three back = %d: %s", code, r)
+	}
+	// f3, deleted in the cloud, is made again, after which no stack of the run looks a name up.
+	if n := e.clusterLists(); n != 1 {
+		t.Errorf("up of three changed stacks listed the account's clusters %d times, want once", n)
 	}
 	if got := e.doCluster("f1").NodePools[0].Count; got != 2 {
 		t.Errorf("after up f1's pool has %d nodes, want the manifest's 2", got)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/replace"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -580,6 +581,11 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 		}
 		return left == nil
 	})
+	if lists := runlist.Of(ctx); lists != nil && (guard.typ != "" || res.Creates()) {
+		// What this up made is in no list of the account made before it: the run lists again
+		// at its next look-up.
+		lists.Forget()
+	}
 	if left != nil {
 		return *left
 	}

@@ -48,7 +48,11 @@ func (Driver) ScanReaders() map[string]cloud.ScanReader {
 func (Driver) ScanList(ctx context.Context, base, token, _ string, opts cloudapi.Options) (cloud.Listing, cloud.Counted, error) {
 	l := cloud.NewListing()
 	c := New(base, token, Options{Options: opts})
-	clusters, err := c.Clusters(ctx)
+	// A run's look-ups by name take their list from the run (RunClusters): the scan's is it.
+	clusters, ok, err := RunClusters(ctx, base, token, c.Clusters)
+	if !ok {
+		clusters, err = c.Clusters(ctx)
+	}
 	for _, cl := range clusters {
 		addCluster(l, cl)
 	}

@@ -8,6 +8,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud/importing"
+	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
 	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
@@ -43,6 +44,9 @@ type Target struct {
 	upRead upread.Read
 	// importing tells that the program runs to import what the cloud holds (WithImporting).
 	importing bool
+	// lists are the run's lists of the clouds' accounts, which Program carries to the kind's
+	// program (WithRunLists); nil outside a run.
+	lists *runlist.Lists
 }
 
 // NewTarget is the target of a valid stack input of kind k read from file: its project is the
@@ -70,6 +74,9 @@ func (t Target) Program() pulumi.RunFunc {
 		if t.importing {
 			ctx = importing.Carry(ctx)
 		}
+		if t.lists != nil {
+			ctx = runlist.Carry(ctx, t.lists)
+		}
 		if err := t.Resources(ctx, t.Input); err != nil {
 			return err
 		}
@@ -83,6 +90,13 @@ func (t Target) Program() pulumi.RunFunc {
 // compares that same state with the manifest, right after that up, is given one.
 func (t Target) WithUpRead(read upread.Read) Target {
 	t.upRead = read
+	return t
+}
+
+// WithRunLists is t whose program takes its look-ups' lists of the clouds' accounts from lists,
+// the run's (package runlist), as the run's own look-ups do.
+func (t Target) WithRunLists(lists *runlist.Lists) Target {
+	t.lists = lists
 	return t
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
@@ -209,6 +210,13 @@ func (r Request) targets(files deploytarget.Files) ([]deploytarget.Target, error
 
 // run is Run once the targets are read and the backend open.
 func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) ([]outcome.Outcome, error) {
+	// The run lists each cloud account once, for its fleet scan and for every look-up by name of
+	// its stacks and their programs (package runlist).
+	lists := runlist.New()
+	ctx = runlist.With(ctx, lists)
+	for i := range targets {
+		targets[i] = targets[i].WithRunLists(lists)
+	}
 	exists := func(key string) (bool, error) {
 		project, stack, _ := strings.Cut(key, "/")
 		return b.Exists(ctx, project, stack)

@@ -42,8 +42,9 @@ func Reading(refreshing bool) Requests {
 // Pacer spaces a run's operations (adopt's imports, drift's and refresh's reads) so that the
 // requests they are estimated to send each cloud stay under the cloud's limit a minute
 // (kinds.Cost): a large account's fleet would otherwise send more than DigitalOcean allows, since
-// the providers' imports and the modules' look-ups read the whole account's list of clusters and
-// a run goes several stacks at once. A run whose whole estimate fits in one minute's share is not
+// the providers' imports read the whole account's list of clusters and a run goes several stacks
+// at once. The kinds' estimates still count the modules' look-ups, which share the run's one list
+// of the account (package runlist), for each stack. A run whose whole estimate fits in one minute's share is not
 // paced at all. Safe for concurrent use.
 type Pacer struct {
 	mu      sync.Mutex

@@ -193,6 +193,9 @@ func (r Result) Replaces() bool {
 		r.Changes[string(apitype.OpDeleteReplaced)] > 0
 }
 
+// Creates tells whether the result creates anything, a replacement's new resource included.
+func (r Result) Creates() bool { return r.Changes[string(apitype.OpCreate)] > 0 || r.Replaces() }
+
 // Replaced are the resources the result replaces, "type name", each once, in the engine's order.
 func (r Result) Replaced() []string {
 	var out []string

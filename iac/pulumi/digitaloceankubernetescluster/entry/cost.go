@@ -12,7 +12,9 @@ import (
 // import, and that tag's PUT; then in adopt's preview and again in its up, the module's look-up of
 // the live version (digitaloceanprovider.LiveVersion: the account's clusters, 200 a page), two
 // reads of the cluster and one of its credentials. A drift (bench/takeover.sh): the look-up and
-// the refresh's read of the cluster; a refresh runs no program and reads the cluster only.
+// the refresh's read of the cluster; a refresh runs no program and reads the cluster only. The
+// look-up's pages are counted for every stack, though a run lists the account once and its
+// stacks share that list (package runlist): within a run, the estimate is high by them.
 var cost = kinds.CostOn(digitalocean.Driver{},
 	func(r cloud.Requests, clusters int) int { return 2 + 2*(cloud.Pages(clusters, r.ClustersPerPage)+3) },
 	func(r cloud.Requests, clusters int) int { return cloud.Pages(clusters, r.ClustersPerPage) + 1 })

@@ -5,6 +5,7 @@ import (
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/pkg/errors"
 )
 
@@ -17,13 +18,10 @@ type Named struct {
 // create that DigitalOcean carried out but answered with a 5xx is retried by the provider's
 // client, and the account then holds several of one name. ErrNoToken without a token.
 func ClustersNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, name string) ([]Named, error) {
-	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
-	defer cancel()
-	api, err := client(cfg)
-	if err != nil {
-		return nil, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
+	clusters, ok, err := runClusters(ctx, cfg)
+	if !ok {
+		clusters, err = accountClusters(ctx, cfg)
 	}
-	clusters, err := api.Clusters(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -39,6 +37,15 @@ func ClustersNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProvider
 // PoolsNamed are the node pools named name of the cluster with id clusterID; none when the
 // cluster does not exist.
 func PoolsNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, clusterID, name string) ([]Named, error) {
+	if clusters, ok, err := runClusters(ctx, cfg); ok && err == nil {
+		// The run's list holds each cluster's pools; a cluster it lists without any had them
+		// left out (every cluster has one), and one it does not list is asked for below.
+		for _, c := range clusters {
+			if c.ID == clusterID && len(c.NodePools) > 0 {
+				return poolsNamed(c.NodePools, name), nil
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
 	defer cancel()
 	api, err := client(cfg)
@@ -52,11 +59,28 @@ func PoolsNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCon
 	if err != nil {
 		return nil, err
 	}
+	return poolsNamed(pools, name), nil
+}
+
+// poolsNamed are the pools of pools named name.
+func poolsNamed(pools []digitalocean.NodePool, name string) []Named {
 	var out []Named
 	for _, p := range pools {
 		if p.Name == name {
 			out = append(out, Named{ID: p.ID, Name: p.Name})
 		}
 	}
-	return out, nil
+	return out
+}
+
+// accountClusters are every cluster of the account, read page by page, for a look-up outside
+// any run.
+func accountClusters(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig) ([]digitalocean.Cluster, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
+	defer cancel()
+	api, err := client(cfg)
+	if err != nil {
+		return nil, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
+	}
+	return api.Clusters(ctx)
 }

@@ -122,20 +122,15 @@ type Live struct {
 //
 // When ctx carries what the up that just ran read (upread.Of), the version recorded there is
 // the answer and nothing is asked (carriedVersion); that read holds no pool's tags, so it tells
-// no default pool gone.
+// no default pool gone. When ctx carries a run (runlist.Of), the answer is from the run's one
+// list of the account.
 func LiveCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, name string) (Live, error) {
 	if v, ok := carriedVersion(ctx, name); ok {
 		return Live{Version: v}, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
-	defer cancel()
-	api, err := client(cfg)
-	if err != nil {
-		return Live{}, err
-	}
 	var live Live
 	found := false
-	err = api.WalkClusters(ctx, func(page []digitalocean.Cluster) bool {
+	each := func(page []digitalocean.Cluster) bool {
 		for _, c := range page {
 			if c.Name == name {
 				live, found = Live{Version: c.Version, DefaultPoolGone: defaultPoolGone(c.NodePools)}, true
@@ -143,7 +138,20 @@ func LiveCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 			}
 		}
 		return true
-	})
+	}
+	clusters, ok, err := runClusters(ctx, cfg)
+	if ok && err == nil {
+		each(clusters)
+	}
+	if !ok {
+		// No run to share a list with: walk the pages only up to the cluster's.
+		ctx, cancel := context.WithTimeout(ctx, registryTimeout)
+		defer cancel()
+		var api *digitalocean.Client
+		if api, err = client(cfg); err == nil {
+			err = api.WalkClusters(ctx, each)
+		}
+	}
 	if err != nil {
 		return Live{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
+	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
 	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
 	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -298,6 +299,53 @@ func TestLiveClusterTellsADefaultPoolGoneFromTheSameList(t *testing.T) {
 			}
 			if lists := len(do.Requests(http.MethodGet)) - before; lists != 1 {
 				t.Errorf("%d requests, want the one list", lists)
+			}
+		})
+	}
+}
+
+// Within a run (runlist), the look-ups by name of every stack take the account's clusters from
+// the run's one list; outside any run, each look-up lists the account itself.
+func TestTheLookUpsOfARunListTheAccountOnce(t *testing.T) {
+	do := fakedo.New(t, "tok")
+	id := do.SeedCluster(godo.KubernetesCluster{Name: "c1", RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
+		NodePools: []*godo.KubernetesNodePool{{Name: "p", Size: "s-1vcpu-2gb", Count: 1, Tags: []string{dofacts.DefaultPoolTag}}}})
+	do.SeedCluster(godo.KubernetesCluster{Name: "c2", RegionSlug: "fra1", VersionSlug: "1.32.2-do.1",
+		NodePools: []*godo.KubernetesNodePool{{Name: "q", Size: "s-1vcpu-2gb", Count: 1}}})
+	cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "tok", ApiUrl: do.URL()}
+	lookUps := func(t *testing.T, ctx context.Context) {
+		t.Helper()
+		for _, name := range []string{"c1", "c2", "absent"} {
+			if _, err := pulumiprovider.LiveCluster(ctx, cfg, name); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pulumiprovider.ClustersNamed(ctx, cfg, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if named, err := pulumiprovider.PoolsNamed(ctx, cfg, id, "p"); err != nil || len(named) != 1 {
+			t.Fatalf("PoolsNamed = %v, %v; want pool p", named, err)
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		ctx   context.Context
+		lists int
+	}{
+		{"a run lists the account once for all its look-ups", runlist.With(context.Background(), runlist.New()), 1},
+		{"look-ups outside a run each list it", context.Background(), 6},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			do.Reset()
+			lookUps(t, tt.ctx)
+			lists := 0
+			for _, r := range do.Requests(http.MethodGet) {
+				if r.Path == "/v2/kubernetes/clusters" {
+					lists++
+				}
+			}
+			if lists != tt.lists {
+				t.Errorf("the account's clusters were listed %d times, want %d", lists, tt.lists)
 			}
 		})
 	}

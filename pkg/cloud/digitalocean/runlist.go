@@ -1,0 +1,30 @@
+package digitalocean
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
+)
+
+// RunClusters are the clusters, with their pools, of the account of token at base, from the
+// list of the run ctx carries (runlist.Of): list makes it on the run's first need, and every
+// later look-up of the run in that account shares it. ok is false when ctx carries no run, and
+// the caller lists as it always did.
+func RunClusters(ctx context.Context, base, token string, list func(context.Context) ([]Cluster, error)) (clusters []Cluster, ok bool, err error) {
+	lists := runlist.Of(ctx)
+	if lists == nil {
+		return nil, false, nil
+	}
+	if base == "" {
+		base = Env.API
+	}
+	// The account is told apart by its token, kept only as a digest.
+	sum := sha256.Sum256([]byte(token))
+	v, err := lists.Get("digitalocean "+base+" "+hex.EncodeToString(sum[:]), func() (any, error) { return list(ctx) })
+	if err != nil {
+		return nil, true, err
+	}
+	return v.([]Cluster), true, nil
+}

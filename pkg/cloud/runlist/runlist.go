@@ -1,0 +1,94 @@
+// Package runlist keeps one list of each cloud account a run asks about, so that the run lists
+// the account once, not once a stack.
+//
+// A look-up that finds a cluster by its name (the name taken, the refusal of two of one name, the
+// version a cluster runs) needs the account's clusters, page by page. A drift over a hundred
+// changed stacks of an account of ten thousand clusters would list it a hundred times, at fifty
+// pages each, against DigitalOcean's 250 requests a minute. A command's run makes one Lists
+// (New), carries it on its context (With) and on each stack program's (Carry), and every
+// look-up of the run takes the account's list from it (Get): made on first need, then shared.
+//
+// A list is never older than the run. A create in the run makes it stale for the next create:
+// the deploy layer forgets the lists after an up that created something (Forget), and the next
+// need lists again. A failed list is not kept: the next need asks again. A context that carries
+// no Lists (a Pulumi user's own program, a run under mocks) leaves each look-up listing as it
+// always did.
+package runlist
+
+import (
+	"context"
+	"sync"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// Lists are one run's lists of the accounts it asked about, by key.
+type Lists struct {
+	mu    sync.Mutex
+	lists map[string]*list
+}
+
+// list is one account's list: made while mu is held, so that a second asker waits for the
+// first's answer instead of listing again.
+type list struct {
+	mu    sync.Mutex
+	made  bool
+	value any
+}
+
+// New is a run's empty Lists.
+func New() *Lists { return &Lists{lists: map[string]*list{}} }
+
+// Get is the list under key (a cloud, its API and its account, never a token in the clear),
+// made by read on the run's first need of it, and the same value on every later call until
+// Forget. An error from read is returned and nothing is kept.
+func (l *Lists) Get(key string, read func() (any, error)) (any, error) {
+	l.mu.Lock()
+	one, ok := l.lists[key]
+	if !ok {
+		one = &list{}
+		l.lists[key] = one
+	}
+	l.mu.Unlock()
+	one.mu.Lock()
+	defer one.mu.Unlock()
+	if one.made {
+		return one.value, nil
+	}
+	v, err := read()
+	if err != nil {
+		return nil, err
+	}
+	one.value, one.made = v, true
+	return v, nil
+}
+
+// Forget drops every list: the next need of each lists again. The deploy layer calls it after
+// an up that created something, which a list made before does not hold.
+func (l *Lists) Forget() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lists = map[string]*list{}
+}
+
+// key is the context key of a carried Lists.
+type key struct{}
+
+// With is ctx carrying lists, for the run's own look-ups.
+func With(ctx context.Context, lists *Lists) context.Context {
+	return context.WithValue(ctx, key{}, lists)
+}
+
+// Carry is a stack program's ctx carrying lists. A value on the Go context handed to Pulumi's
+// Automation API does not reach the program's context: the program itself must be run with the
+// one Carry returns.
+func Carry(ctx *pulumi.Context, lists *Lists) *pulumi.Context {
+	return ctx.WithValue(key{}, lists)
+}
+
+// Of is the Lists ctx carries (a run's context, or a program's ctx.Context()), nil when it
+// carries none.
+func Of(ctx context.Context) *Lists {
+	lists, _ := ctx.Value(key{}).(*Lists)
+	return lists
+}
