@@ -10,6 +10,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -193,6 +194,10 @@ func (g *createGuard) failed(ctx context.Context, o outcome.Outcome) outcome.Out
 	st, err := g.s.State(ctx)
 	if err != nil {
 		return o
+	}
+	if lists := runlist.Of(ctx); lists != nil {
+		// What the failed create made is in no list of the run made before it.
+		lists.Forget()
 	}
 	left := g.creating.leftBehind(ctx, g.t, st)
 	if len(left) > 0 {

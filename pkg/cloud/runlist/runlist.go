@@ -5,7 +5,7 @@
 // version a cluster runs) needs the account's clusters, page by page. A drift over a hundred
 // changed stacks of an account of ten thousand clusters would list it a hundred times, at fifty
 // pages each, against DigitalOcean's 250 requests a minute. A command's run makes one Lists
-// (New), carries it on its context (With) and on each stack program's (Carry), and every
+// (New), carries it on its context (With) and on each stack program's (under Key), and every
 // look-up of the run takes the account's list from it (Get): made on first need, then shared.
 //
 // A list is never older than the run. A create in the run makes it stale for the next create:
@@ -18,8 +18,6 @@ package runlist
 import (
 	"context"
 	"sync"
-
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // Lists are one run's lists of the accounts it asked about, by key.
@@ -71,24 +69,21 @@ func (l *Lists) Forget() {
 	l.lists = map[string]*list{}
 }
 
-// key is the context key of a carried Lists.
-type key struct{}
+// Key is the context key of a run's Lists. A stack program's Pulumi context carries them under
+// it (deploytarget.Target.Program sets it with the Pulumi context's WithValue): a value on the Go
+// context handed to Pulumi's Automation API does not reach the program's. The package imports
+// nothing of Pulumi, so that the clouds' clients, which the Karpenter provider builds too, can
+// read it.
+type Key struct{}
 
 // With is ctx carrying lists, for the run's own look-ups.
 func With(ctx context.Context, lists *Lists) context.Context {
-	return context.WithValue(ctx, key{}, lists)
-}
-
-// Carry is a stack program's ctx carrying lists. A value on the Go context handed to Pulumi's
-// Automation API does not reach the program's context: the program itself must be run with the
-// one Carry returns.
-func Carry(ctx *pulumi.Context, lists *Lists) *pulumi.Context {
-	return ctx.WithValue(key{}, lists)
+	return context.WithValue(ctx, Key{}, lists)
 }
 
 // Of is the Lists ctx carries (a run's context, or a program's ctx.Context()), nil when it
 // carries none.
 func Of(ctx context.Context) *Lists {
-	lists, _ := ctx.Value(key{}).(*Lists)
+	lists, _ := ctx.Value(Key{}).(*Lists)
 	return lists
 }

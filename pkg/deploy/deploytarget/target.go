@@ -75,7 +75,7 @@ func (t Target) Program() pulumi.RunFunc {
 			ctx = importing.Carry(ctx)
 		}
 		if t.lists != nil {
-			ctx = runlist.Carry(ctx, t.lists)
+			ctx = ctx.WithValue(runlist.Key{}, t.lists)
 		}
 		if err := t.Resources(ctx, t.Input); err != nil {
 			return err
