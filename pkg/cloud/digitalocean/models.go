@@ -1,6 +1,11 @@
 package digitalocean
 
-import "github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+import (
+	"slices"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
+)
 
 // The models below are DigitalOcean's JSON as clusterplane reads it, declared once. They hold
 // only what a caller reads: a cluster's answer has no credentials, and nothing here could hold
@@ -46,6 +51,32 @@ type Cluster struct {
 	NvidiaGpuDevicePlugin             *Switch `json:"nvidia_gpu_device_plugin"`
 	RdmaSharedDevicePlugin            *Switch `json:"rdma_shared_dev_plugin"`
 }
+
+// PoolsLeftOut tells that the answer left out the cluster's pools: every DigitalOcean cluster
+// has one, so a cluster listed without any says nothing of them.
+func (c Cluster) PoolsLeftOut() bool { return len(c.NodePools) == 0 }
+
+// DefaultPoolGone tells that the cluster's pools are listed, each with its tags, and none is
+// tagged as the default pool (dofacts.DefaultPoolTag): the pool the provider reads into the
+// cluster's node_pool was deleted or lost its tag. Pools left out say nothing, and so does a
+// pool listed without any tag: DigitalOcean puts its own k8s tags on every pool, so that
+// answer left its tags out, and it may be the default one.
+func (c Cluster) DefaultPoolGone() bool {
+	if c.PoolsLeftOut() {
+		return false
+	}
+	for _, p := range c.NodePools {
+		if len(p.Tags) == 0 || p.IsDefault() {
+			return false
+		}
+	}
+	return true
+}
+
+// IsDefault tells that the pool is tagged as its cluster's default one, the pool the provider
+// reads into the cluster's node_pool (flattenNodePool, terraform-provider-digitalocean v2.75.0
+// digitalocean/kubernetes/kubernetes.go).
+func (p NodePool) IsDefault() bool { return slices.Contains(p.Tags, dofacts.DefaultPoolTag) }
 
 // Switch is a cluster component turned on or off; a nil Enabled is DigitalOcean's default.
 type Switch struct {

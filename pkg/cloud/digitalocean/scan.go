@@ -6,7 +6,6 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
@@ -123,10 +122,11 @@ func addCluster(l cloud.Listing, cl Cluster) {
 	if mp := cl.MaintenancePolicy; mp != nil {
 		props["maintenancePolicy"] = map[string]any{"day": mp.Day, "startTime": mp.StartTime}
 	}
-	props["nodePool"] = cloud.Kept{}
-	if len(cl.NodePools) == 0 {
-		// Every DigitalOcean cluster has a pool: a list with none left them out.
-		props["nodePool"] = cloud.Unread{}
+	// The provider reads only the pool tagged as the default one into nodePool: until a listed
+	// pool shows the tag, nodePool is unread, whether the answer left the pools or their tags
+	// out or the pool is gone (Cluster.DefaultPoolGone, which the module refuses).
+	props["nodePool"] = cloud.Unread{}
+	if cl.PoolsLeftOut() {
 		l.PoolsLeftOut[cl.ID] = true
 	}
 	if fw := cl.ControlPlaneFirewall; fw != nil {
@@ -149,21 +149,12 @@ func addCluster(l cloud.Listing, cl Cluster) {
 	}
 	for _, p := range cl.NodePools {
 		pool := scanPool(p)
-		if _, kept := props["nodePool"].(cloud.Kept); kept && len(p.Tags) == 0 {
-			// A pool listed without DigitalOcean's own tags had its tags left out: it may be
-			// the default one, so the default pool is unread until a pool shows the tag.
-			props["nodePool"] = cloud.Unread{}
-		}
-		// The provider reads the pool tagged as the default one into the cluster's nodePool
-		// (flattenNodePool, digitalocean/kubernetes/kubernetes.go), with its id.
-		for _, t := range p.Tags {
-			if t == dofacts.DefaultPoolTag {
-				def := map[string]any{"id": p.ID}
-				for k, v := range pool {
-					def[k] = v
-				}
-				props["nodePool"] = def
+		if p.IsDefault() {
+			def := map[string]any{"id": p.ID}
+			for k, v := range pool {
+				def[k] = v
 			}
+			props["nodePool"] = def
 		}
 		// A pool resource's clusterId is the cluster whose list holds it.
 		own := map[string]any{"clusterId": cl.ID}
@@ -171,10 +162,6 @@ func addCluster(l cloud.Listing, cl Cluster) {
 			own[k] = v
 		}
 		l.Pools[p.ID] = cloud.Listed{Cluster: c, Properties: own}
-	}
-	if _, kept := props["nodePool"].(cloud.Kept); kept {
-		// Pools listed with their tags, none the default: the default pool is gone.
-		props["nodePool"] = cloud.Unread{}
 	}
 	l.Clusters[cl.ID] = cloud.Listed{Cluster: c, Properties: props}
 }

@@ -18,30 +18,24 @@ type Named struct {
 // create that DigitalOcean carried out but answered with a 5xx is retried by the provider's
 // client, and the account then holds several of one name. ErrNoToken without a token.
 func ClustersNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, name string) ([]Named, error) {
-	clusters, ok, err := runClusters(ctx, cfg)
-	if !ok {
-		clusters, err = accountClusters(ctx, cfg)
-	}
-	if err != nil {
-		return nil, err
-	}
 	var out []Named
-	for _, c := range clusters {
+	err := eachCluster(ctx, cfg, func(c digitalocean.Cluster) bool {
 		if c.Name == name {
 			out = append(out, Named{ID: c.ID, Name: c.Name, Region: c.Region})
 		}
-	}
-	return out, nil
+		return true
+	})
+	return out, err
 }
 
 // PoolsNamed are the node pools named name of the cluster with id clusterID; none when the
 // cluster does not exist.
 func PoolsNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, clusterID, name string) ([]Named, error) {
 	if clusters, ok, err := runClusters(ctx, cfg); ok && err == nil {
-		// The run's list holds each cluster's pools; a cluster it lists without any had them
-		// left out (every cluster has one), and one it does not list is asked for below.
+		// The run's list holds each cluster's pools; those of a cluster it lists with its pools
+		// left out, or does not list, are asked for below.
 		for _, c := range clusters {
-			if c.ID == clusterID && len(c.NodePools) > 0 {
+			if c.ID == clusterID && !c.PoolsLeftOut() {
 				return poolsNamed(c.NodePools, name), nil
 			}
 		}
@@ -71,16 +65,4 @@ func poolsNamed(pools []digitalocean.NodePool, name string) []Named {
 		}
 	}
 	return out
-}
-
-// accountClusters are every cluster of the account, read page by page, for a look-up outside
-// any run.
-func accountClusters(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig) ([]digitalocean.Cluster, error) {
-	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
-	defer cancel()
-	api, err := client(cfg)
-	if err != nil {
-		return nil, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
-	}
-	return api.Clusters(ctx)
 }

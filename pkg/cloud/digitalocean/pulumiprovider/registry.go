@@ -2,14 +2,12 @@ package pulumiprovider
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
-	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 	"github.com/pkg/errors"
 )
 
@@ -130,28 +128,13 @@ func LiveCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 	}
 	var live Live
 	found := false
-	each := func(page []digitalocean.Cluster) bool {
-		for _, c := range page {
-			if c.Name == name {
-				live, found = Live{Version: c.Version, DefaultPoolGone: defaultPoolGone(c.NodePools)}, true
-				return false
-			}
+	err := eachCluster(ctx, cfg, func(c digitalocean.Cluster) bool {
+		if c.Name != name {
+			return true
 		}
-		return true
-	}
-	clusters, ok, err := runClusters(ctx, cfg)
-	if ok && err == nil {
-		each(clusters)
-	}
-	if !ok {
-		// No run to share a list with: walk the pages only up to the cluster's.
-		ctx, cancel := context.WithTimeout(ctx, registryTimeout)
-		defer cancel()
-		var api *digitalocean.Client
-		if api, err = client(cfg); err == nil {
-			err = api.WalkClusters(ctx, each)
-		}
-	}
+		live, found = Live{Version: c.Version, DefaultPoolGone: c.DefaultPoolGone()}, true
+		return false
+	})
 	if err != nil {
 		return Live{}, err
 	}
@@ -162,22 +145,6 @@ func LiveCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 		return Live{}, errors.Errorf("DigitalOcean lists cluster %s without the version it runs", name)
 	}
 	return live, nil
-}
-
-// defaultPoolGone tells that pools are listed, none tagged as the default pool. A pool listed
-// without any tag had its tags left out (DigitalOcean puts its own k8s tags on every pool), and a
-// cluster listed without pools had them left out (every cluster has one): neither says the
-// default pool is gone.
-func defaultPoolGone(pools []digitalocean.NodePool) bool {
-	if len(pools) == 0 {
-		return false
-	}
-	for _, p := range pools {
-		if len(p.Tags) == 0 || slices.Contains(p.Tags, dofacts.DefaultPoolTag) {
-			return false
-		}
-	}
-	return true
 }
 
 // clusterType is the provider's cluster resource, as the stack's state names its type.

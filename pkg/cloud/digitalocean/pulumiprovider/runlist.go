@@ -24,3 +24,44 @@ func runClusters(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 		return accountClusters(ctx, cfg)
 	})
 }
+
+// eachCluster gives each the account's clusters, with their pools, until each returns false:
+// from the run's one list when ctx carries a run, else from DigitalOcean's pages, read only up to
+// the one where each stops (a look-up outside any run, as a program run by `pulumi up` in its
+// folder makes).
+func eachCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, each func(digitalocean.Cluster) bool) error {
+	clusters, ok, err := runClusters(ctx, cfg)
+	if ok {
+		for _, c := range clusters {
+			if err != nil || !each(c) {
+				break
+			}
+		}
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
+	defer cancel()
+	api, err := client(cfg)
+	if err != nil {
+		return errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
+	}
+	return api.WalkClusters(ctx, func(page []digitalocean.Cluster) bool {
+		for _, c := range page {
+			if !each(c) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// accountClusters are every cluster of the account, read page by page: the run's one list.
+func accountClusters(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig) ([]digitalocean.Cluster, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
+	defer cancel()
+	api, err := client(cfg)
+	if err != nil {
+		return nil, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
+	}
+	return api.Clusters(ctx)
+}
