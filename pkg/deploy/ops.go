@@ -581,9 +581,10 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 		}
 		return left == nil
 	})
-	if lists := runlist.Of(ctx); lists != nil && (guard.typ != "" || res.Creates()) {
+	if lists := runlist.Of(ctx); lists != nil && res.Creates() {
 		// What this up made is in no list of the account made before it: the run lists again
-		// at its next look-up.
+		// at its next look-up. A create that failed was forgotten already, by the guard's look
+		// for what it left (createGuard.failed).
 		lists.Forget()
 	}
 	if left != nil {
