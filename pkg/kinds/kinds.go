@@ -60,16 +60,29 @@ type Kind struct {
 
 // Cost is what an operation on a stack of a kind is estimated to send its cloud, against the
 // cloud's limit per token. Each estimate takes the clusters the account holds: the providers'
-// imports and the modules' look-ups of some resources read the whole account's list.
+// imports of some resources read the whole account's list, and the modules' look-ups by name
+// read the run's one list of it (package runlist), which the run makes once for all its stacks.
 type Cost struct {
 	// Cloud names the cloud whose token the requests count against, e.g. "digitalocean".
 	Cloud string
 	// PerMinute is the cloud's limit: requests a minute per token.
 	PerMinute int
-	// Adopt estimates the requests one adopt sends (its preview and its up, each importing).
-	Adopt func(clusters int) int
-	// Refresh estimates the requests one refresh sends, or one drift (a refreshing preview).
-	Refresh func(clusters int) int
+	// Adopt estimates one adopt (its preview and its up, each importing).
+	Adopt Estimate
+	// Refresh estimates one refresh, or one drift (a refreshing preview).
+	Refresh Estimate
+	// List estimates the run's one list of the account's clusters: made at the first look-up by
+	// name of any of the run's stacks, then shared by every later one (package runlist).
+	List func(clusters int) int
+}
+
+// Estimate is what one operation on one stack sends its cloud.
+type Estimate struct {
+	// Own is the requests the operation sends for its stack alone.
+	Own func(clusters int) int
+	// Lists tells that the operation looks its stack up by name in the run's list of the
+	// account (Cost.List), which the stack's Own does not count.
+	Lists bool
 }
 
 // Of is the Kind of a program: own, which holds what is the kind's own (Short, Component, Customs,

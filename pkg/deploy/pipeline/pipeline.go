@@ -431,9 +431,11 @@ func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]deploy.S
 	if r.Pace == nil {
 		return nil
 	}
+	// A fleet scan that ran listed each account into the run's lists, which the stacks' look-ups
+	// then share: the estimate counts no list of its own.
 	p := queue.NewPacer(sorted, r.Pace, func(t deploytarget.Target) bool {
 		return !scanned[t.Key()].Unchanged && (kept == nil || kept[t.Key()]) && refused[t.Key()] == nil
-	})
+	}, scanned != nil)
 	for _, b := range p.Budgets() {
 		if b.Paced > 0 {
 			r.say(string(r.Op.Operation()) + " paces its requests to stay under the cloud's rate limit: " + b.String())

@@ -21,12 +21,12 @@ import (
 const Share = 0.8
 
 // Requests picks one operation's estimate from a kind's costs.
-type Requests func(c *kinds.Cost) func(clusters int) int
+type Requests func(c *kinds.Cost) kinds.Estimate
 
 // The operations a run is paced for.
 var (
-	Adopting   Requests = func(c *kinds.Cost) func(int) int { return c.Adopt }
-	Refreshing Requests = func(c *kinds.Cost) func(int) int { return c.Refresh }
+	Adopting   Requests = func(c *kinds.Cost) kinds.Estimate { return c.Adopt }
+	Refreshing Requests = func(c *kinds.Cost) kinds.Estimate { return c.Refresh }
 )
 
 // Reading is the pace of an operation that reads the cloud only when refreshing (a preview, an
@@ -43,13 +43,16 @@ func Reading(refreshing bool) Requests {
 // requests they are estimated to send each cloud stay under the cloud's limit a minute
 // (kinds.Cost): a large account's fleet would otherwise send more than DigitalOcean allows, since
 // the providers' imports read the whole account's list of clusters and a run goes several stacks
-// at once. The kinds' estimates still count the modules' look-ups, which share the run's one list
-// of the account (package runlist), for each stack. A run whose whole estimate fits in one minute's share is not
-// paced at all. Safe for concurrent use.
+// at once. The run's one list of each account (package runlist), which the stacks' look-ups by
+// name share, is counted once, with the first stack that starts. A run whose whole estimate fits
+// in one minute's share is not paced at all. Safe for concurrent use.
 type Pacer struct {
-	mu      sync.Mutex
-	costs   map[string]int // by target key
-	clouds  map[string]*cloudapi.Pacer
+	mu     sync.Mutex
+	costs  map[string]int // by target key
+	clouds map[string]*cloudapi.Pacer
+	// lists are the requests of each cloud's list of the account still to be sent: the first
+	// stack of the cloud to start reserves them with its own.
+	lists   map[string]int
 	budgets []Budget
 	// Now and Sleep are the clock the pacer reads and waits on: time.Now and cloudapi.Sleep, or
 	// a test's own clock (pkg/deploy's pacing tests set them).
@@ -96,9 +99,10 @@ func (b Budget) String() string {
 // a run on part of an account underestimates what reads the whole list). Only the stacks the
 // engine runs (engineRuns; nil: all) are estimated: a stack the fleet scan found unchanged sends
 // the cloud nothing of its own, so counting it promised a 1,000-stack drift half an hour that
-// took seconds.
-func NewPacer(targets []deploytarget.Target, op Requests, engineRuns func(deploytarget.Target) bool) *Pacer {
-	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, Now: time.Now, Sleep: cloudapi.Sleep}
+// took seconds. The run's list of an account is counted once, when a stack's operation looks up
+// by name and the run does not hold that list already (listed: the fleet scan read it).
+func NewPacer(targets []deploytarget.Target, op Requests, engineRuns func(deploytarget.Target) bool, listed bool) *Pacer {
+	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, lists: map[string]int{}, Now: time.Now, Sleep: cloudapi.Sleep}
 	clusters, perMinute := map[string]int{}, map[string]int{}
 	for _, t := range targets {
 		if t.Cost == nil {
@@ -111,23 +115,27 @@ func NewPacer(targets []deploytarget.Target, op Requests, engineRuns func(deploy
 	}
 	total, largest, stacks := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, t := range targets {
-		if t.Cost == nil || op(t.Cost) == nil || (engineRuns != nil && !engineRuns(t)) {
+		if t.Cost == nil || op(t.Cost).Own == nil || (engineRuns != nil && !engineRuns(t)) {
 			continue
 		}
-		c := t.Cost.Cloud
-		cost := op(t.Cost)(clusters[c])
+		c, estimate := t.Cost.Cloud, op(t.Cost)
+		cost := estimate.Own(clusters[c])
 		p.costs[t.Key()] = cost
 		total[c] += cost
 		largest[c] = max(largest[c], cost)
 		stacks[c]++
+		if estimate.Lists && !listed {
+			p.lists[c] = t.Cost.List(clusters[c])
+		}
 	}
 	for c, n := range total {
+		n += p.lists[c]
 		b := Budget{Cloud: c, Clusters: clusters[c], Stacks: stacks[c], Requests: n, PerMinute: perMinute[c]}
 		if paced := int(float64(perMinute[c]) * Share); n > paced {
 			b.Paced = paced
-			// One operation's worth at once, then the share's rate: in any minute the starts
-			// ask at most the share and one operation.
-			p.clouds[c] = cloudapi.NewPacer(paced, largest[c])
+			// One operation's worth at once (the first one's with the run's list), then the
+			// share's rate: in any minute the starts ask at most the share and one operation.
+			p.clouds[c] = cloudapi.NewPacer(paced, largest[c]+p.lists[c])
 		}
 		p.budgets = append(p.budgets, b)
 	}
@@ -148,7 +156,8 @@ func (p *Pacer) Wait(ctx context.Context, t deploytarget.Target) error {
 	b := p.clouds[t.Cost.Cloud]
 	var d time.Duration
 	if b != nil {
-		d = b.ReserveAt(p.Now(), float64(p.costs[t.Key()]))
+		d = b.ReserveAt(p.Now(), float64(p.costs[t.Key()]+p.lists[t.Cost.Cloud]))
+		delete(p.lists, t.Cost.Cloud)
 	}
 	p.mu.Unlock()
 	if d <= 0 {

@@ -12,10 +12,11 @@ import (
 // import of a pool by its id lists every cluster of the account, 20 a page, to find the pool's
 // cluster (resourceDigitalOceanKubernetesNodePoolImportState, terraform-provider-digitalocean
 // v2.75.0 digitalocean/kubernetes/resource_kubernetes_node_pool.go:156-189), then reads the pool;
-// adopt's preview and its up each import it. A drift or a refresh reads the pool once
+// adopt's preview and its up each import it, and adopt's look-up of the pool's name reads the
+// run's one list of the account (Cost.List). A drift or a refresh reads the pool once
 // (bench/takeover.sh).
 var cost = kinds.CostOn(digitalocean.Driver{},
-	func(r cloud.Requests, clusters int) int {
+	kinds.Per{Own: func(r cloud.Requests, clusters int) int {
 		return 2 * (cloud.Pages(clusters, r.ImportClustersPerPage) + 1)
-	},
-	func(cloud.Requests, int) int { return 1 })
+	}, Lists: true},
+	kinds.Per{Own: func(cloud.Requests, int) int { return 1 }})
