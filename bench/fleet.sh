@@ -29,6 +29,13 @@
 #   NEW_STATUS_FLAGS, NEW_DRIFT_FLAGS, NEW_PREVIEW_FLAGS, NEW_UP_FLAGS: extra flags for the new
 #   binary (OLD_..._FLAGS the same for the old one)
 #   FLEET_OLD_REV           the old commit (default 6de0a4d^)
+#   FLEET_CHANGED_ONLY=1    measure only the changed fleets below
+#
+# Then, at each size, a fresh fleet with 1 % of its stacks changed in the cloud, spread over it
+# (the pools of fleet-0050, fleet-0150, ... resized): `drift` must name exactly those and exit 3,
+# `up --yes` must put them back, and a second `drift` find none. Each is measured as above, and its
+# requests held to the fleet scan's list plus 3 a changed stack for drift and 6 for up, its wall
+# to 3 and 5 minutes, and its peak memory to 1 GB.
 # `make bench-fleet` runs it; it is not part of `make bench` or CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -150,6 +157,7 @@ measure() {
 declare -A figures_of
 
 for n in $sizes; do
+	[[ ${FLEET_CHANGED_ONLY:-} == 1 ]] && break
 	dir=$work/fleet-$n
 	state=$work/state-$n
 	cp -r "$work/base" "$state"
@@ -202,7 +210,7 @@ done
 # ten times the time, not a hundred.
 small=${sizes%% *}
 large=${sizes##* }
-if [[ $large != "$small" ]]; then
+if [[ $large != "$small" && ${FLEET_CHANGED_ONLY:-} != 1 ]]; then
 	limit=$(awk -v r="${FLEET_MAX_RATIO:-15}" -v a="$small" -v b="$large" 'BEGIN { printf "%.1f", r * (b / a) / 10 }')
 	echo
 	echo "--- $large stacks over $small: each figure's ratio (wall and CPU must stay within $limit)"
@@ -230,43 +238,114 @@ if [[ $large != "$small" ]]; then
 	done
 fi
 
-# Three drifts made in the cloud of a fresh fleet of the largest size (a pool resized, a tag
-# added, a cluster deleted): the scan must find those three, and the provider's refresh must run
-# for them alone (two engines and a plugin each), every other stack left to the scan.
-n=${sizes##* }
-dir=$work/drift-$n
-state=$work/drift-state-$n
-cp -r "$work/base" "$state"
-"$work/new/fleetgen" -loopback digitalocean -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/drift-cloud-$n.json" \
-	-manifest "$manifest" -out "$dir" -n "$n" >/dev/null
-export PULUMI_BACKEND_URL="file://$state"
-start_fakes "$work/drift-cloud-$n.json"
+# ids NAME: the cluster's and its default pool's ids, from the stack NAME's checkpoint in $state.
 ids() { python3 -c 'import json, sys
 o = json.load(open(sys.argv[1]))["checkpoint"]["latest"]["resources"][0]["outputs"]
 print(o["cluster_id"], o["default_node_pool_id"])' "$state/.pulumi/stacks/digitaloceankubernetescluster/$1.json"; }
+# api METHOD PATH [BODY]: one request to the loopback DigitalOcean, as a change made in the console.
 api() { curl -fsS -o /dev/null -X "$1" -H "Authorization: Bearer bench-token" -H "Content-Type: application/json" "$DIGITALOCEAN_API_URL$2" ${3:+-d "$3"}; }
-read -r c1 p1 < <(ids fleet-0001)
-read -r c2 _ < <(ids fleet-0002)
-read -r c3 _ < <(ids fleet-0003)
-api PUT "/v2/kubernetes/clusters/$c1/node_pools/$p1" '{"name":"default","count":5}'
-api PUT "/v2/kubernetes/clusters/$c2" '{"name":"fleet-0002","tags":["resource-kind:DigitalOceanKubernetesCluster","resource-name:fleet-0002","sneaky"]}'
-api DELETE "/v2/kubernetes/clusters/$c3"
-e0=$(wc -l <"$work/engines") p0=$(wc -l <"$work/plugins") r0=$(wc -l <"$work/requests")
-code=0
-python3 bench/treepeak.py "$work/peak" "$work/time" "$work/new/clusterplane" drift "$dir" -o json >"$work/drift.json" 2>"$work/drift.err" || code=$?
-# GNU time writes "Command exited with non-zero status 3" before the figures.
-read -r t u s _ < <(tail -1 "$work/time")
-drifted=$(python3 -c 'import json, sys
+
+if [[ ${FLEET_CHANGED_ONLY:-} != 1 ]]; then
+	# Three drifts made in the cloud of a fresh fleet of the largest size (a pool resized, a tag
+	# added, a cluster deleted): the scan must find those three, and the provider's refresh must run
+	# for them alone (two engines and a plugin each), every other stack left to the scan.
+	n=${sizes##* }
+	dir=$work/drift-$n
+	state=$work/drift-state-$n
+	cp -r "$work/base" "$state"
+	"$work/new/fleetgen" -loopback digitalocean -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/drift-cloud-$n.json" \
+		-manifest "$manifest" -out "$dir" -n "$n" >/dev/null
+	export PULUMI_BACKEND_URL="file://$state"
+	start_fakes "$work/drift-cloud-$n.json"
+	read -r c1 p1 < <(ids fleet-0001)
+	read -r c2 _ < <(ids fleet-0002)
+	read -r c3 _ < <(ids fleet-0003)
+	api PUT "/v2/kubernetes/clusters/$c1/node_pools/$p1" '{"name":"default","count":5}'
+	api PUT "/v2/kubernetes/clusters/$c2" '{"name":"fleet-0002","tags":["resource-kind:DigitalOceanKubernetesCluster","resource-name:fleet-0002","sneaky"]}'
+	api DELETE "/v2/kubernetes/clusters/$c3"
+	e0=$(wc -l <"$work/engines") p0=$(wc -l <"$work/plugins") r0=$(wc -l <"$work/requests")
+	code=0
+	python3 bench/treepeak.py "$work/peak" "$work/time" "$work/new/clusterplane" drift "$dir" -o json >"$work/drift.json" 2>"$work/drift.err" || code=$?
+	# GNU time writes "Command exited with non-zero status 3" before the figures.
+	read -r t u s _ < <(tail -1 "$work/time")
+	drifted=$(python3 -c 'import json, sys
 print(" ".join(sorted(s["stack"].split("/")[1] for s in json.load(open(sys.argv[1]))["stacks"] if s["outcome"] == "drifted")))' "$work/drift.json")
-echo
-echo "--- drift of a fresh fleet of $n with 3 drifts made in the cloud (fleet-0001 resized, fleet-0002 tagged, fleet-0003 deleted)"
-printf "exit %d, %.2f s wall, %.2f s CPU, %d MB peak; engines %d, plugins %d, cloud requests %d; drifted: %s\n" "$code" "$t" \
-	"$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" $(($(cat "$work/peak") / 1024)) $(($(wc -l <"$work/engines") - e0)) \
-	$(($(wc -l <"$work/plugins") - p0)) $(($(wc -l <"$work/requests") - r0)) "$drifted"
-grep '^fleet scan' "$work/drift.err" || true
-if [[ $code != 3 || $drifted != "fleet-0001 fleet-0002 fleet-0003" ]]; then
-	echo "--- want exit 3 and exactly fleet-0001, fleet-0002 and fleet-0003 drifted" >&2
-	failed=1
+	echo
+	echo "--- drift of a fresh fleet of $n with 3 drifts made in the cloud (fleet-0001 resized, fleet-0002 tagged, fleet-0003 deleted)"
+	printf "exit %d, %.2f s wall, %.2f s CPU, %d MB peak; engines %d, plugins %d, cloud requests %d; drifted: %s\n" "$code" "$t" \
+		"$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" $(($(cat "$work/peak") / 1024)) $(($(wc -l <"$work/engines") - e0)) \
+		$(($(wc -l <"$work/plugins") - p0)) $(($(wc -l <"$work/requests") - r0)) "$drifted"
+	grep '^fleet scan' "$work/drift.err" || true
+	if [[ $code != 3 || $drifted != "fleet-0001 fleet-0002 fleet-0003" ]]; then
+		echo "--- want exit 3 and exactly fleet-0001, fleet-0002 and fleet-0003 drifted" >&2
+		failed=1
+	fi
+	stop_fakes
 fi
-stop_fakes
+
+# A fresh fleet of each size with 1 % of its stacks changed in the cloud, spread over the fleet.
+for n in $sizes; do
+	dir=$work/changed-$n
+	state=$work/changed-state-$n
+	cp -r "$work/base" "$state"
+	"$work/new/fleetgen" -loopback digitalocean -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/changed-cloud-$n.json" \
+		-manifest "$manifest" -out "$dir" -n "$n" >/dev/null
+	export PULUMI_BACKEND_URL="file://$state"
+	start_fakes "$work/changed-cloud-$n.json"
+	changed=()
+	for ((i = 50; i <= n; i += 100)); do changed+=("$(printf "fleet-%04d" "$i")"); done
+	k=${#changed[@]}
+	for name in "${changed[@]}"; do
+		read -r c p < <(ids "$name")
+		api PUT "/v2/kubernetes/clusters/$c/node_pools/$p" '{"name":"default","count":5}'
+	done
+	# The fleet scan's list: the account's clusters, 200 a page, and the page that ends it.
+	scan=$(((n + 199) / 200 + 1))
+	echo
+	echo "--- a fresh fleet of $n with $k pools resized in the cloud (fleet-0050, fleet-0150, ...): wall s, CPU s, peak MB, engines, plugins, requests"
+	for step in drift up again; do
+		command=$step want_exit=0 per=6 most_wall=300
+		case $step in
+		drift) want_exit=3 per=3 most_wall=180 ;;
+		again) command=drift per=0 most_wall=180 ;;
+		esac
+		flags=()
+		[[ $command == up ]] && flags=(--yes)
+		e0=$(wc -l <"$work/engines") p0=$(wc -l <"$work/plugins") r0=$(wc -l <"$work/requests")
+		code=0
+		python3 bench/treepeak.py "$work/peak" "$work/time" "$work/new/clusterplane" "$command" "$dir" "${flags[@]}" -o json \
+			>"$work/changed.json" 2>"$work/changed.err" || code=$?
+		read -r t u s _ < <(tail -1 "$work/time")
+		peak=$(($(cat "$work/peak") / 1024)) requests=$(($(wc -l <"$work/requests") - r0))
+		printf "%-8s exit %d %8.2f %8.2f %7d %7d %7d %8d\n" "$step" "$code" "$t" "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" \
+			"$peak" $(($(wc -l <"$work/engines") - e0)) $(($(wc -l <"$work/plugins") - p0)) "$requests"
+		grep -h 'paces its requests' "$work/changed.err" || true
+		if [[ $code != "$want_exit" ]]; then
+			echo "--- $step: exit $code, want $want_exit" >&2
+			tail -20 "$work/changed.err" >&2
+			failed=1
+		fi
+		if [[ $step == drift ]]; then
+			drifted=$(python3 -c 'import json, sys
+print(" ".join(sorted(s["stack"].split("/")[1] for s in json.load(open(sys.argv[1]))["stacks"] if s["outcome"] == "drifted")))' "$work/changed.json")
+			if [[ $drifted != "${changed[*]}" ]]; then
+				echo "--- drift named: $drifted; want exactly the $k resized" >&2
+				failed=1
+			fi
+		fi
+		if ((requests > scan + per * k)); then
+			echo "--- $step: $requests requests, want at most $((scan + per * k)) (the scan's $scan and $per a changed stack)" >&2
+			failed=1
+		fi
+		if awk -v t="$t" -v m="$most_wall" 'BEGIN { exit !(t > m) }'; then
+			echo "--- $step: $t s, want at most $most_wall" >&2
+			failed=1
+		fi
+		if ((peak >= 1024)); then
+			echo "--- $step: peak $peak MB, want under 1 GB" >&2
+			failed=1
+		fi
+	done
+	stop_fakes
+done
 exit "$failed"

@@ -30,14 +30,16 @@ func runClusters(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 // the one where each stops (a look-up outside any run, as a program run by `pulumi up` in its
 // folder makes).
 func eachCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, each func(digitalocean.Cluster) bool) error {
-	clusters, ok, err := runClusters(ctx, cfg)
-	if ok {
+	if clusters, ok, err := runClusters(ctx, cfg); ok {
+		if err != nil {
+			return err
+		}
 		for _, c := range clusters {
-			if err != nil || !each(c) {
+			if !each(c) {
 				break
 			}
 		}
-		return err
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
 	defer cancel()
