@@ -70,7 +70,7 @@ mkdir -p "$work/new" "$work/old" "$work/wrap" "$work/home/plugins/resource-digit
 # The old binary runs on the fleets under 1,000 stacks, and on all with FLEET_OLD_1000=1.
 want_old=0
 for n in $sizes; do
-	if [[ $n -lt 1000 || ${FLEET_OLD_1000:-} == 1 ]]; then
+	if [[ ${FLEET_CHANGED_ONLY:-} != 1 && ($n -lt 1000 || ${FLEET_OLD_1000:-} == 1) ]]; then
 		want_old=1
 	fi
 done
@@ -238,6 +238,17 @@ if [[ $large != "$small" && ${FLEET_CHANGED_ONLY:-} != 1 ]]; then
 	done
 fi
 
+# fresh NAME N: a fresh fleet of N stacks, its manifests in $dir and its backend in $state, its
+# cloud served by the loopback clouds started here.
+fresh() {
+	dir=$work/$1-$2
+	state=$work/$1-state-$2
+	cp -r "$work/base" "$state"
+	"$work/new/fleetgen" -loopback digitalocean -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/$1-cloud-$2.json" \
+		-manifest "$manifest" -out "$dir" -n "$2" >/dev/null
+	export PULUMI_BACKEND_URL="file://$state"
+	start_fakes "$work/$1-cloud-$2.json"
+}
 # ids NAME: the cluster's and its default pool's ids, from the stack NAME's checkpoint in $state.
 ids() { python3 -c 'import json, sys
 o = json.load(open(sys.argv[1]))["checkpoint"]["latest"]["resources"][0]["outputs"]
@@ -250,13 +261,7 @@ if [[ ${FLEET_CHANGED_ONLY:-} != 1 ]]; then
 	# added, a cluster deleted): the scan must find those three, and the provider's refresh must run
 	# for them alone (two engines and a plugin each), every other stack left to the scan.
 	n=${sizes##* }
-	dir=$work/drift-$n
-	state=$work/drift-state-$n
-	cp -r "$work/base" "$state"
-	"$work/new/fleetgen" -loopback digitalocean -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/drift-cloud-$n.json" \
-		-manifest "$manifest" -out "$dir" -n "$n" >/dev/null
-	export PULUMI_BACKEND_URL="file://$state"
-	start_fakes "$work/drift-cloud-$n.json"
+	fresh drift "$n"
 	read -r c1 p1 < <(ids fleet-0001)
 	read -r c2 _ < <(ids fleet-0002)
 	read -r c3 _ < <(ids fleet-0003)
@@ -285,13 +290,7 @@ fi
 
 # A fresh fleet of each size with 1 % of its stacks changed in the cloud, spread over the fleet.
 for n in $sizes; do
-	dir=$work/changed-$n
-	state=$work/changed-state-$n
-	cp -r "$work/base" "$state"
-	"$work/new/fleetgen" -loopback digitalocean -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/changed-cloud-$n.json" \
-		-manifest "$manifest" -out "$dir" -n "$n" >/dev/null
-	export PULUMI_BACKEND_URL="file://$state"
-	start_fakes "$work/changed-cloud-$n.json"
+	fresh changed "$n"
 	changed=()
 	for ((i = 50; i <= n; i += 100)); do changed+=("$(printf "fleet-%04d" "$i")"); done
 	k=${#changed[@]}
