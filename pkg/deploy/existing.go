@@ -189,15 +189,15 @@ func (g *createGuard) failed(ctx context.Context, o outcome.Outcome) outcome.Out
 	if g.typ == "" {
 		return o
 	}
+	if lists := runlist.Of(ctx); lists != nil {
+		// What the failed create made is in no list of the run made before it.
+		lists.Forget()
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
 	defer cancel()
 	st, err := g.s.State(ctx)
 	if err != nil {
 		return o
-	}
-	if lists := runlist.Of(ctx); lists != nil {
-		// What the failed create made is in no list of the run made before it.
-		lists.Forget()
 	}
 	left := g.creating.leftBehind(ctx, g.t, st)
 	if len(left) > 0 {

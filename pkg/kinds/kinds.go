@@ -72,7 +72,8 @@ type Cost struct {
 	// Refresh estimates one refresh, or one drift (a refreshing preview).
 	Refresh Estimate
 	// List estimates the run's one list of the account's clusters: made at the first look-up by
-	// name of any of the run's stacks, then shared by every later one (package runlist).
+	// name of any of the run's stacks, then shared by every later one until a stack creates
+	// something (package runlist).
 	List func(clusters int) int
 }
 

@@ -17,6 +17,7 @@ package runlist
 
 import (
 	"context"
+	"strings"
 	"sync"
 )
 
@@ -37,9 +38,9 @@ type list struct {
 // New is a run's empty Lists.
 func New() *Lists { return &Lists{lists: map[string]*list{}} }
 
-// Get is the list under key (a cloud, its API and its account, never a token in the clear),
-// made by read on the run's first need of it, and the same value on every later call until
-// Forget. An error from read is returned and nothing is kept.
+// Get is the list under key (a cloud's ID and a space, then its API and its account, never a
+// token in the clear), made by read on the run's first need of it, and the same value on every
+// later call until Forget. An error from read is returned and nothing is kept.
 func (l *Lists) Get(key string, read func() (any, error)) (any, error) {
 	l.mu.Lock()
 	one, ok := l.lists[key]
@@ -59,6 +60,33 @@ func (l *Lists) Get(key string, read func() (any, error)) (any, error) {
 	}
 	one.value, one.made = v, true
 	return v, nil
+}
+
+// Holds tells whether a list is made under a key that begins with prefix: a key begins with
+// its cloud's ID and a space ("digitalocean ..."), so the pacer asks with that whether the run
+// has listed an account of the cloud already.
+func (l *Lists) Holds(prefix string) bool {
+	l.mu.Lock()
+	var ones []*list
+	for key, one := range l.lists {
+		if strings.HasPrefix(key, prefix) {
+			ones = append(ones, one)
+		}
+	}
+	l.mu.Unlock()
+	for _, one := range ones {
+		if one.isMade() {
+			return true
+		}
+	}
+	return false
+}
+
+// isMade tells whether the list is made, waiting for a read under way.
+func (one *list) isMade() bool {
+	one.mu.Lock()
+	defer one.mu.Unlock()
+	return one.made
 }
 
 // Forget drops every list: the next need of each lists again. The deploy layer calls it after

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
@@ -37,6 +38,9 @@ func paceFleet(clusters, perMinute, clusterCost int) []deploytarget.Target {
 	return out
 }
 
+// noCreates paces a run none of whose stacks creates anything.
+var noCreates = queue.Runs{Creates: func(deploytarget.Target) bool { return false }}
+
 // fakeTime is a clock that sleeping moves on.
 type fakeTime struct{ at time.Time }
 
@@ -55,18 +59,18 @@ func TestARunOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMi
 		wantPaced       int
 		wantLeastMinute float64
 	}{
-		// 100 clusters of 10 and 100 pools of 2*(5+1), and the run's one page of the account's
+		// 100 clusters of 8 and 100 pools of 2*(5+1), and the run's one page of the account's
 		// list: paced at 80 % of 250.
-		{name: "adopt of 100 clusters and 100 pools", op: queue.Adopting, clusters: 100, wantRequests: 2201, wantPaced: 200, wantLeastMinute: 11.005},
-		// 3 clusters and 3 pools: 43 requests, under a minute's share: not paced, not slowed.
-		{name: "adopt of 3 clusters and 3 pools", op: queue.Adopting, clusters: 3, wantRequests: 43, wantPaced: 0},
+		{name: "adopt of 100 clusters and 100 pools", op: queue.Adopting, clusters: 100, wantRequests: 2001, wantPaced: 200, wantLeastMinute: 10.005},
+		// 3 clusters and 3 pools: 37 requests, under a minute's share: not paced, not slowed.
+		{name: "adopt of 3 clusters and 3 pools", op: queue.Adopting, clusters: 3, wantRequests: 37, wantPaced: 0},
 		// 200 reads and the run's one page of the list.
 		{name: "drift of 100 clusters and 100 pools", op: queue.Refreshing, clusters: 100, wantRequests: 201, wantPaced: 200, wantLeastMinute: 1.005},
 		{name: "drift of 50 clusters and 50 pools", op: queue.Refreshing, clusters: 50, wantRequests: 101, wantPaced: 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			targets := paceFleet(tt.clusters, 250, 10)
-			p := queue.NewPacer(targets, tt.op, nil, false)
+			targets := paceFleet(tt.clusters, 250, 8)
+			p := queue.NewPacer(targets, tt.op, noCreates)
 			if len(p.Budgets()) != 1 {
 				t.Fatalf("budgets %+v, want one for digitalocean", p.Budgets())
 			}
@@ -121,11 +125,11 @@ func TestARunOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMi
 }
 
 func TestPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
-	p := queue.NewPacer(paceFleet(100, 250, 10), queue.Adopting, nil, false)
+	p := queue.NewPacer(paceFleet(100, 250, 8), queue.Adopting, noCreates)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var err error
-	for _, target := range paceFleet(100, 250, 10) {
+	for _, target := range paceFleet(100, 250, 8) {
 		if err = p.Wait(ctx, target); err != nil {
 			break
 		}
@@ -136,7 +140,7 @@ func TestPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
 }
 
 func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
-	p := queue.NewPacer([]deploytarget.Target{{Kind: kinds.Kind{Project: "x"}, Stack: "y"}}, queue.Refreshing, nil, false)
+	p := queue.NewPacer([]deploytarget.Target{{Kind: kinds.Kind{Project: "x"}, Stack: "y"}}, queue.Refreshing, queue.Runs{})
 	if len(p.Budgets()) != 0 {
 		t.Errorf("budgets %+v, want none", p.Budgets())
 	}
@@ -144,18 +148,18 @@ func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
 		t.Error(err)
 	}
 	var none *queue.Pacer
-	if err := none.Wait(context.Background(), paceFleet(1, 250, 10)[0]); err != nil {
+	if err := none.Wait(context.Background(), paceFleet(1, 250, 8)[0]); err != nil {
 		t.Error(err)
 	}
 }
 
-// status --drift on 1,000 clusters once said "about 6000 requests … at least 30 minutes" and
-// took seconds, the fleet scan having vouched for 997 of them. The estimate counts only the
-// stacks left to the engine, and says nothing when they fit in a minute's share; it counts the
-// run's one list of the account once, and not at all when the fleet scan read it.
+// A status --drift on 1,000 clusters whose fleet scan vouches for 997 of them takes seconds. The
+// estimate counts only the stacks left to the engine, and says nothing when they fit in a
+// minute's share; it counts the run's one list of the account once, not at all when the fleet
+// scan made it, and again for each stack an up creates.
 func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *testing.T) {
 	var clusters []deploytarget.Target
-	for _, target := range paceFleet(1000, 250, 10) {
+	for _, target := range paceFleet(1000, 250, 8) {
 		if target.Project == "c" {
 			clusters = append(clusters, target)
 		}
@@ -167,26 +171,50 @@ func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *test
 		}
 		return scanned
 	}
+	fresh := func(left int) map[string]deploy.Scanned {
+		scanned := vouched(left)
+		for _, target := range clusters[:left] {
+			scanned[target.Key()] = deploy.Scanned{HoldsNothing: true}
+		}
+		return scanned
+	}
+	// listed are a run's lists holding one of the account, as the fleet scan leaves them.
+	listed := func() *runlist.Lists {
+		lists := runlist.New()
+		if _, err := lists.Get("digitalocean https://api.example a1b2", func() (any, error) { return []string{}, nil }); err != nil {
+			t.Fatal(err)
+		}
+		return lists
+	}
+	drift, up := Drift(false), Up(deploy.UpOptions{})
 	tests := []struct {
 		name    string
+		op      Step
 		scanned map[string]deploy.Scanned
 		kept    map[string]bool
+		lists   *runlist.Lists
 		want    string // the line said, "" for none
 	}{
-		{"with no scan every stack is estimated, and the account listed once", nil, nil,
+		{"with no scan every stack is estimated, and the account listed once", drift, nil, nil, runlist.New(),
 			"drift paces its requests to stay under the cloud's rate limit: digitalocean: about 1005 requests for 1000 stacks " +
 				"of an account of 1000 clusters, paced at 200 a minute (it allows 250): at least 5 minutes"},
-		{"the 3 stacks the scan leaves fit in a minute, so nothing is said", vouched(3), nil, ""},
-		{"the 300 stacks the scan leaves are estimated alone, on the scan's list", vouched(300), nil,
+		{"the 3 stacks the scan leaves fit in a minute, so nothing is said", drift, vouched(3), nil, listed(), ""},
+		{"the 300 stacks the scan leaves are estimated alone, on the scan's list", drift, vouched(300), nil, listed(),
 			"drift paces its requests to stay under the cloud's rate limit: digitalocean: about 300 requests for 300 stacks " +
 				"of an account of 1000 clusters, paced at 200 a minute (it allows 250): at least 2 minutes"},
-		{"stacks --changed-since leaves out are not estimated", nil, map[string]bool{clusters[0].Key(): true}, ""},
+		{"a scan that could not list the account leaves the list to the run", drift, vouched(300), nil, runlist.New(),
+			"drift paces its requests to stay under the cloud's rate limit: digitalocean: about 305 requests for 300 stacks " +
+				"of an account of 1000 clusters, paced at 200 a minute (it allows 250): at least 2 minutes"},
+		{"each stack an up creates lists the account again after its create", up, fresh(300), nil, listed(),
+			"up paces its requests to stay under the cloud's rate limit: digitalocean: about 1800 requests for 300 stacks " +
+				"of an account of 1000 clusters, paced at 200 a minute (it allows 250): at least 9 minutes"},
+		{"stacks --changed-since leaves out are not estimated", drift, nil, map[string]bool{clusters[0].Key(): true}, runlist.New(), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var said []string
-			r := Request{Op: Drift(false), Pace: queue.Refreshing, Say: func(line string) { said = append(said, line) }}
-			r.pacer(clusters, tt.scanned, tt.kept, nil)
+			r := Request{Op: tt.op, Pace: queue.Refreshing, Say: func(line string) { said = append(said, line) }}
+			r.pacer(clusters, tt.scanned, tt.kept, nil, tt.lists)
 			if got := strings.Join(said, "\n"); got != tt.want {
 				t.Errorf("said:\n%s\nwant:\n%s", got, tt.want)
 			}

@@ -404,7 +404,7 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 	if r.Progress != nil {
 		d.Progress = r.Progress(len(sorted))
 	}
-	d.Pace = r.pacer(sorted, scanned, kept, refused)
+	d.Pace = r.pacer(sorted, scanned, kept, refused, runlist.Of(ctx))
 	q := queue.Queue{Parallel: r.Parallel, Reverse: r.Op.Operation().Reverse(), StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
 		Recovery: d.Recovery}
 	return q.Run(ctx, sorted, deps, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
@@ -426,16 +426,25 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 // pacer paces the run's operations when the request asks (Pace), and says the estimate of each
 // cloud it paces. It is made after the fleet scan and the guard, and estimates only the stacks
 // left to the engine: not those the scan found unchanged, --changed-since left out or the guard
-// refused, which send the cloud nothing of their own.
-func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]deploy.Scanned, kept map[string]bool, refused map[string]error) *queue.Pacer {
+// refused, which send the cloud nothing of their own. lists are the run's (package runlist).
+func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]deploy.Scanned, kept map[string]bool, refused map[string]error,
+	lists *runlist.Lists) *queue.Pacer {
 	if r.Pace == nil {
 		return nil
 	}
-	// A fleet scan that ran listed each account into the run's lists, which the stacks' look-ups
-	// then share: the estimate counts no list of its own.
-	p := queue.NewPacer(sorted, r.Pace, func(t deploytarget.Target) bool {
-		return !scanned[t.Key()].Unchanged && (kept == nil || kept[t.Key()]) && refused[t.Key()] == nil
-	}, scanned != nil)
+	p := queue.NewPacer(sorted, r.Pace, queue.Runs{
+		Engine: func(t deploytarget.Target) bool {
+			return !scanned[t.Key()].Unchanged && (kept == nil || kept[t.Key()]) && refused[t.Key()] == nil
+		},
+		// The fleet scan's lists are the run's (package runlist): an account it listed costs
+		// the stacks' look-ups nothing more.
+		Listed: func(cloud string) bool { return lists != nil && lists.Holds(cloud+" ") },
+		// Only an up creates: a stack the scan found holding nothing, or any stack when no
+		// scan ran.
+		Creates: func(t deploytarget.Target) bool {
+			return r.Op.Operation() == operation.Up && (scanned == nil || scanned[t.Key()].HoldsNothing)
+		},
+	})
 	for _, b := range p.Budgets() {
 		if b.Paced > 0 {
 			r.say(string(r.Op.Operation()) + " paces its requests to stay under the cloud's rate limit: " + b.String())

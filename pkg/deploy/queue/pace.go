@@ -44,8 +44,9 @@ func Reading(refreshing bool) Requests {
 // (kinds.Cost): a large account's fleet would otherwise send more than DigitalOcean allows, since
 // the providers' imports read the whole account's list of clusters and a run goes several stacks
 // at once. The run's one list of each account (package runlist), which the stacks' look-ups by
-// name share, is counted once, with the first stack that starts. A run whose whole estimate fits
-// in one minute's share is not paced at all. Safe for concurrent use.
+// name share, is counted once, with the first stack that starts, and again for each stack that
+// creates (Runs.Creates). A run whose whole estimate fits in one minute's share is not paced at
+// all. Safe for concurrent use.
 type Pacer struct {
 	mu     sync.Mutex
 	costs  map[string]int // by target key
@@ -94,14 +95,29 @@ func (b Budget) String() string {
 		b.Cloud, b.Requests, b.Stacks, b.Clusters, b.Paced, b.PerMinute, least)
 }
 
+// Runs is what a pacer knows of the run's stacks beyond their kinds' costs. A nil field takes
+// the larger estimate: every stack runs the engine, no account is listed yet, and every stack
+// may create.
+type Runs struct {
+	// Engine tells whether the engine runs t: a stack the fleet scan found unchanged sends the
+	// cloud nothing of its own.
+	Engine func(t deploytarget.Target) bool
+	// Listed tells whether the run holds its list of an account of cloud already (the fleet
+	// scan made it), which its stacks' look-ups then share.
+	Listed func(cloud string) bool
+	// Creates tells whether t's operation creates what it deploys: the run forgets its lists
+	// after a create (package runlist), so the next look-up lists the account again.
+	Creates func(t deploytarget.Target) bool
+}
+
 // NewPacer estimates the targets' operation (op) per cloud, counting the clusters among them as
 // the account's (discover writes one manifest per cluster, so a folder it wrote holds them all;
 // a run on part of an account underestimates what reads the whole list). Only the stacks the
-// engine runs (engineRuns; nil: all) are estimated: a stack the fleet scan found unchanged sends
-// the cloud nothing of its own, so counting it promised a 1,000-stack drift half an hour that
-// took seconds. The run's list of an account is counted once, when a stack's operation looks up
-// by name and the run does not hold that list already (listed: the fleet scan read it).
-func NewPacer(targets []deploytarget.Target, op Requests, engineRuns func(deploytarget.Target) bool, listed bool) *Pacer {
+// engine runs are estimated: counting those the fleet scan found unchanged promised a
+// 1,000-stack drift half an hour that took seconds. The run's list of an account is counted once
+// when a stack's operation looks up by name and the run does not hold the list yet, and once more
+// for each stack that creates.
+func NewPacer(targets []deploytarget.Target, op Requests, runs Runs) *Pacer {
 	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, lists: map[string]int{}, Now: time.Now, Sleep: cloudapi.Sleep}
 	clusters, perMinute := map[string]int{}, map[string]int{}
 	for _, t := range targets {
@@ -115,18 +131,25 @@ func NewPacer(targets []deploytarget.Target, op Requests, engineRuns func(deploy
 	}
 	total, largest, stacks := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, t := range targets {
-		if t.Cost == nil || op(t.Cost).Own == nil || (engineRuns != nil && !engineRuns(t)) {
+		if t.Cost == nil || op(t.Cost).Own == nil || (runs.Engine != nil && !runs.Engine(t)) {
 			continue
 		}
 		c, estimate := t.Cost.Cloud, op(t.Cost)
 		cost := estimate.Own(clusters[c])
+		if estimate.Lists && t.Cost.List != nil {
+			list := t.Cost.List(clusters[c])
+			if runs.Listed == nil || !runs.Listed(c) {
+				p.lists[c] = list
+			}
+			if runs.Creates == nil || runs.Creates(t) {
+				// After its create the run lists again, for whichever stack looks up next.
+				cost += list
+			}
+		}
 		p.costs[t.Key()] = cost
 		total[c] += cost
 		largest[c] = max(largest[c], cost)
 		stacks[c]++
-		if estimate.Lists && !listed {
-			p.lists[c] = t.Cost.List(clusters[c])
-		}
 	}
 	for c, n := range total {
 		n += p.lists[c]

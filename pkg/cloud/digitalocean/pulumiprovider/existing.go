@@ -19,7 +19,7 @@ type Named struct {
 // client, and the account then holds several of one name. ErrNoToken without a token.
 func ClustersNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, name string) ([]Named, error) {
 	var out []Named
-	err := eachCluster(ctx, cfg, func(c digitalocean.Cluster) bool {
+	err := eachCluster(ctx, cfg, 3*registryTimeout, func(c digitalocean.Cluster) bool {
 		if c.Name == name {
 			out = append(out, Named{ID: c.ID, Name: c.Name, Region: c.Region})
 		}

@@ -128,7 +128,7 @@ func LiveCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 	}
 	var live Live
 	found := false
-	err := eachCluster(ctx, cfg, func(c digitalocean.Cluster) bool {
+	err := eachCluster(ctx, cfg, registryTimeout, func(c digitalocean.Cluster) bool {
 		if c.Name != name {
 			return true
 		}

@@ -2,6 +2,7 @@ package pulumiprovider
 
 import (
 	"context"
+	"time"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
@@ -26,10 +27,11 @@ func runClusters(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 }
 
 // eachCluster gives each the account's clusters, with their pools, until each returns false:
-// from the run's one list when ctx carries a run, else from DigitalOcean's pages, read only up to
-// the one where each stops (a look-up outside any run, as a program run by `pulumi up` in its
-// folder makes).
-func eachCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, each func(digitalocean.Cluster) bool) error {
+// from the run's one list when ctx carries a run, else from DigitalOcean's pages, read within
+// timeout and only up to the one where each stops (a look-up outside any run, as a program run by
+// `pulumi up` in its folder makes).
+func eachCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, timeout time.Duration,
+	each func(digitalocean.Cluster) bool) error {
 	if clusters, ok, err := runClusters(ctx, cfg); ok {
 		if err != nil {
 			return err
@@ -41,11 +43,11 @@ func eachCluster(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 		}
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	api, err := client(cfg)
 	if err != nil {
-		return errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
+		return err
 	}
 	return api.WalkClusters(ctx, func(page []digitalocean.Cluster) bool {
 		for _, c := range page {
