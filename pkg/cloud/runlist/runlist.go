@@ -11,8 +11,8 @@
 // A list is never older than the run. A create in the run makes it stale for the next create:
 // the deploy layer forgets the lists after an up that created something (Forget), and the next
 // need lists again. A failed list is not kept: the next need asks again. A context that carries
-// no Lists (a Pulumi user's own program, a run under mocks) leaves each look-up listing as it
-// always did.
+// no Lists (a Pulumi user's own program, a run under mocks) leaves each look-up to list the
+// account itself.
 package runlist
 
 import (

@@ -113,8 +113,8 @@ type Runs struct {
 // NewPacer estimates the targets' operation (op) per cloud, counting the clusters among them as
 // the account's (discover writes one manifest per cluster, so a folder it wrote holds them all;
 // a run on part of an account underestimates what reads the whole list). Only the stacks the
-// engine runs are estimated: counting those the fleet scan found unchanged promised a
-// 1,000-stack drift half an hour that took seconds. The run's list of an account is counted once
+// engine runs are estimated: a stack the fleet scan found unchanged sends the cloud nothing of
+// its own, and a drift of 1,000 stacks of which it leaves 3 takes seconds. The run's list of an account is counted once
 // when a stack's operation looks up by name and the run does not hold the list yet, and once more
 // for each stack that creates.
 func NewPacer(targets []deploytarget.Target, op Requests, runs Runs) *Pacer {

@@ -12,7 +12,7 @@ import (
 
 // runClusters are the account's clusters, with their pools, from the list of the run ctx
 // carries (digitalocean.RunClusters); ok is false when ctx carries no run, and the caller lists
-// as it always did.
+// the account itself.
 func runClusters(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig) (clusters []digitalocean.Cluster, ok bool, err error) {
 	if runlist.Of(ctx) == nil {
 		return nil, false, nil
