@@ -73,6 +73,9 @@ type Backend struct {
 	// tableMade is set once a PostgreSQL backend's table is known to exist (prepareTable).
 	tableMu   sync.Mutex
 	tableMade bool
+
+	// kept are the states the fleet scan parsed for stacks it leaves to run (Records.Keep).
+	kept stackstate.Kept
 }
 
 var _ stackstate.Backend = (*Backend)(nil)
@@ -248,6 +251,14 @@ func (b *Backend) env() map[string]string {
 	return env
 }
 
+// stackOf is stack <project>/<stack> before its workspace is made, starting from the state the
+// fleet scan kept for it (Records.Keep), if it kept one.
+func (b *Backend) stackOf(project, stack string, program pulumi.RunFunc) *stackOf {
+	s := &stackOf{backend: b, project: project, stack: stack, program: program}
+	s.read.sum, s.read.state, s.read.parsed = b.kept.Take(project + "/" + stack)
+	return s
+}
+
 // Open opens stack <project>/<stack>; deploy.ErrNotDeployed when it does not exist.
 func (b *Backend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	kept := b.fileBackendKeeps(ctx, project, stack)
@@ -255,7 +266,7 @@ func (b *Backend) Open(ctx context.Context, project, stack string, program pulum
 		// Asking the CLI would start it only to hear the same, before every first deploy.
 		return nil, stackstate.ErrNotDeployed
 	}
-	s := &stackOf{backend: b, project: project, stack: stack, program: program}
+	s := b.stackOf(project, stack, program)
 	ws, dir, err := b.workspace(ctx, project, s.run)
 	if err != nil {
 		return nil, err
@@ -277,7 +288,7 @@ func (b *Backend) Open(ctx context.Context, project, stack string, program pulum
 
 // Create creates stack <project>/<stack>.
 func (b *Backend) Create(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
-	s := &stackOf{backend: b, project: project, stack: stack, program: program}
+	s := b.stackOf(project, stack, program)
 	ws, dir, err := b.workspace(ctx, project, s.run)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
@@ -75,7 +76,12 @@ func (b *Backend) Records(ctx context.Context, project, stack string) (stackstat
 	if err != nil {
 		return stackstate.Records{}, err
 	}
-	rec, err := readRecords(ctx, store, project, stack)
+	rec, data, err := readRecords(ctx, store, project, stack)
+	if err == nil && rec.Deployment != nil && len(rec.State.Deployment) != 0 && string(rec.State.Deployment) != "null" {
+		// As readState would parse it: a checkpoint with a deployment, read in one pass.
+		st := stackstate.State{Raw: rec.State, Deployment: *rec.Deployment}
+		rec.Keep = func() { b.kept.Keep(project+"/"+stack, sumOf(data), st) }
+	}
 	if err != nil && !errors.Is(err, stackstate.ErrNotDeployed) && !errors.Is(err, stackstate.ErrRecordsUnread) {
 		// What cannot be read here (a database out of reach, a wrong password) the CLI's way reads
 		// or says, naming the backend with its password redacted, as every other command does.
@@ -108,12 +114,24 @@ func (b *Backend) LastUpdate(ctx context.Context, project, stack string) (*stack
 	return nil, errors.Wrap(stackstate.ErrRecordsUnread, b.redactor().Error(err).Error())
 }
 
-// stateRead is a state read from a backend's storage: the stored bytes, and the state they hold.
+// stateRead is a state read from a backend's storage: a digest of the stored bytes (sum, set when
+// parsed is), and the state they hold.
 type stateRead struct {
-	mu    sync.Mutex
-	data  []byte
-	state stackstate.State
+	mu     sync.Mutex
+	parsed bool
+	sum    uint64
+	state  stackstate.State
 }
+
+// storedSeed seeds the digests of stored states (sumOf) for this process: a digest is compared
+// only with another of the same process, and a seed no file can know keeps a crafted state from
+// passing for another.
+var storedSeed = maphash.MakeSeed()
+
+// sumOf is the digest of a stack's stored state, which tells whether the bytes read now are
+// those parsed before without keeping them: a checkpoint is tens of kilobytes, its digest eight
+// bytes.
+func sumOf(data []byte) uint64 { return maphash.Bytes(storedSeed, data) }
 
 // readState reads stack <project>/<stack>'s state from the backend's storage as `pulumi stack
 // export` gives it: the checkpoint's latest deployment, as written, of version 3 (diy/backend.go
@@ -139,7 +157,8 @@ func (b *Backend) readState(ctx context.Context, project, stack string, last *st
 	}
 	last.mu.Lock()
 	defer last.mu.Unlock()
-	if last.data != nil && bytes.Equal(last.data, data) {
+	sum := sumOf(data)
+	if last.parsed && last.sum == sum {
 		return last.state, true
 	}
 	c, ok := checkpointOf(data)
@@ -147,7 +166,7 @@ func (b *Backend) readState(ctx context.Context, project, stack string, last *st
 		return st, false
 	}
 	st = stackstate.State{Raw: apitype.UntypedDeployment{Version: 3, Deployment: c.latest}, Deployment: c.deployment}
-	last.data, last.state = data, st
+	last.parsed, last.sum, last.state = true, sum, st
 	return st, true
 }
 
@@ -168,41 +187,42 @@ func (b *Backend) blobs(ctx context.Context) (blobs, error) {
 	return dirBlobs{root: root, folders: &b.folders}, nil
 }
 
-// readRecords reads a stack's records from a self-managed backend's store.
-func readRecords(ctx context.Context, store blobs, project, stack string) (stackstate.Records, error) {
+// readRecords reads a stack's records from a self-managed backend's store, and the stored bytes
+// of its state.
+func readRecords(ctx context.Context, store blobs, project, stack string) (stackstate.Records, []byte, error) {
 	meta, err := store.read(ctx, metaFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return stackstate.Records{}, err
+		return stackstate.Records{}, nil, err
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// A backend nothing was deployed to has no meta.yaml yet; one of the layout before
 		// projects has none either, and keeps the stack at .pulumi/stacks/<stack>.json.
 		if _, err := findRecord(ctx, store, path.Join(".pulumi", "stacks"), stack+".json"); errors.Is(err, fs.ErrNotExist) {
-			return stackstate.Records{}, stackstate.ErrNotDeployed
+			return stackstate.Records{}, nil, stackstate.ErrNotDeployed
 		}
 	}
 	if !projectScoped(meta) {
-		return stackstate.Records{}, errors.Wrap(stackstate.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
+		return stackstate.Records{}, nil, errors.Wrap(stackstate.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
 	}
 	data, err := readStackState(ctx, store, project, stack)
 	if errors.Is(err, fs.ErrNotExist) {
-		return stackstate.Records{}, stackstate.ErrNotDeployed
+		return stackstate.Records{}, nil, stackstate.ErrNotDeployed
 	}
 	if err != nil {
-		return stackstate.Records{}, err
+		return stackstate.Records{}, nil, err
 	}
 	var rec stackstate.Records
 	if c, ok := checkpointOf(data); ok {
 		rec = stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: c.latest}, Deployment: &c.deployment}
 	} else if rec, err = checkpointRecords(data, project, stack); err != nil {
-		return stackstate.Records{}, err
+		return stackstate.Records{}, nil, err
 	}
 	rec.Last, rec.Newest, err = lastUpdate(ctx, store, project, stack)
 	if err != nil {
-		return rec, err
+		return rec, nil, err
 	}
 	rec.WrittenSinceRecord, err = writtenSinceRecord(ctx, store, project, stack, data)
-	return rec, err
+	return rec, data, err
 }
 
 // checkpointRecords reads the state of a checkpoint checkpointOf does not read in one pass, and

@@ -47,7 +47,13 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 	recorded := map[string]map[string]stackstate.Output{}
 	next := readAhead(ctx, b, targets)
 	for _, t := range targets {
-		sc, outputs := judge(ctx, s, next(), t, recorded)
+		r := next()
+		sc, outputs := judge(ctx, s, r, t, recorded)
+		if !sc.Unchanged && !sc.HoldsNothing && r.rec.Keep != nil {
+			// The stack runs (a reference of its can only make it run too): its first state
+			// read takes this parse rather than parsing the same bytes again.
+			r.rec.Keep()
+		}
 		recorded[t.Key()] = outputs
 		out[t.Key()] = sc
 		switch {

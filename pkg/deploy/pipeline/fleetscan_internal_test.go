@@ -60,9 +60,19 @@ func minimalCluster(t *testing.T, name string) deploytarget.Target {
 	return deploytarget.NewTarget("c.yaml", k, in, "")
 }
 
-// Promise: scan-leaves-unjudged-to-engine
-// Promise: architecture-scan-finding-asks-the-refresh
-func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
+// scannedCluster is one DigitalOcean cluster in a loopback cloud, as the fleet scan finds it: the
+// cloud, the cluster's id and record there, the target that deployed it, and records makes the
+// stack's records as an up of program ending in last would leave them, with extra resources.
+type scannedCluster struct {
+	do       *fakedo.DO
+	id       string
+	cl       godo.KubernetesCluster
+	deployed deploytarget.Target
+	records  func(program, last string, extra ...apitype.ResourceV3) stackstate.Records
+}
+
+func newScannedCluster(t *testing.T) scannedCluster {
+	t.Helper()
 	do := fakedo.New(t, "scan-token")
 	t.Setenv(digitalocean.TokenEnv, "scan-token")
 	t.Setenv(digitalocean.APIURLEnv, do.URL())
@@ -78,7 +88,6 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 				"maintenancePolicy": map[string]any{"day": cl.MaintenancePolicy.Day.String(), "startTime": cl.MaintenancePolicy.StartTime},
 				"nodePool":          map[string]any{"id": cl.NodePools[0].ID, "name": "default", "size": "s-2vcpu-4gb", "nodeCount": 2}}}
 	}
-	this := stackrecord.Program()
 	records := func(program, last string, extra ...apitype.ResourceV3) stackstate.Records {
 		c := cluster()
 		resources := []apitype.ResourceV3{{Type: "pulumi:pulumi:Stack", Outputs: map[string]any{
@@ -90,6 +99,15 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 		return stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data}, Last: &stackstate.Update{Operation: "update", Result: last},
 			Newest: "update"}
 	}
+	return scannedCluster{do: do, id: id, cl: cl, deployed: deployed, records: records}
+}
+
+// Promise: scan-leaves-unjudged-to-engine
+// Promise: architecture-scan-finding-asks-the-refresh
+func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
+	c := newScannedCluster(t)
+	do, id, cl, deployed, records := c.do, c.id, c.cl, c.deployed, c.records
+	this := stackrecord.Program()
 	refreshed := records(this, "succeeded")
 	refreshed.Newest = "refresh"
 	adopted := records(this, "succeeded")
@@ -342,6 +360,65 @@ func TestTheFleetScansLineSaysWhatTheRefreshReadsOnlyWhenItReadsSomething(t *tes
 				if strings.Contains(line, not) {
 					t.Errorf("%q says %q", line, not)
 				}
+			}
+		})
+	}
+}
+
+// recordsByStack is a backend whose records are read directly, by stack name; keeping a stack's
+// parsed state (Records.Keep) is noted in kept. What the fleet scan does not ask of a backend is
+// left to the embedded nil one.
+type recordsByStack struct {
+	stackstate.Backend
+	records map[string]stackstate.Records
+	kept    map[string]bool
+}
+
+func (b recordsByStack) ReadsRecords() bool { return true }
+
+func (b recordsByStack) Records(_ context.Context, _, stack string) (stackstate.Records, error) {
+	rec, ok := b.records[stack]
+	if !ok {
+		return stackstate.Records{}, stackstate.ErrNotDeployed
+	}
+	rec.Keep = func() { b.kept[stack] = true }
+	return rec, nil
+}
+
+// The stacks the scan leaves to run read their state first thing: the scan keeps the state it
+// parsed for them, and for no stack it leaves alone (unchanged, or holding nothing).
+// Promise: scan-keeps-parsed-state
+func TestTheFleetScanKeepsTheParsedStateOfEachStackItLeavesToRun(t *testing.T) {
+	c := newScannedCluster(t)
+	this := stackrecord.Program()
+	destroyedState, err := json.Marshal(apitype.DeploymentV3{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		target  deploytarget.Target
+		records stackstate.Records
+		kept    bool
+	}{
+		{"a stack as its last up left it is not run: nothing kept", c.deployed, c.records(this, "succeeded"), false},
+		{"a changed manifest is run: its state kept", minimalCluster(t, "dev-fra1-b"), c.records(this, "succeeded"), true},
+		{"a stack whose last update failed is run: its state kept", minimalCluster(t, "dev-fra1-c"), c.records(this, "failed"), true},
+		{"a destroyed stack holds nothing to read: nothing kept", minimalCluster(t, "dev-fra1-d"),
+			stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: destroyedState},
+				Last: &stackstate.Update{Operation: "destroy", Result: "succeeded"}, Newest: "destroy"}, false},
+	}
+	b := recordsByStack{records: map[string]stackstate.Records{}, kept: map[string]bool{}}
+	var targets []deploytarget.Target
+	for _, tt := range tests {
+		b.records[tt.target.Stack] = tt.records
+		targets = append(targets, tt.target)
+	}
+	Request{Op: Drift(false)}.scanFleet(context.Background(), b, targets)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if b.kept[tt.target.Stack] != tt.kept {
+				t.Errorf("kept: %v, want %v", b.kept[tt.target.Stack], tt.kept)
 			}
 		})
 	}

@@ -21,6 +21,11 @@ type Records struct {
 	// WrittenSinceRecord tells that the state was written after the newest record of the
 	// history (a `pulumi stack import`, a state edit), so no record says what wrote it.
 	WrittenSinceRecord bool
+	// Keep keeps the state these records hold, parsed, for the stack's next opening: its first
+	// State then returns it while the stored bytes are still those read here, parsing nothing.
+	// The fleet scan keeps the states of the stacks it leaves to run. nil where the backend
+	// keeps none; a backend keeps a bounded number, so a kept state may still be parsed again.
+	Keep func()
 }
 
 // StackState is the stack's state the records hold, parsed.
