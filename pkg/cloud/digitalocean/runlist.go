@@ -2,10 +2,9 @@ package digitalocean
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
+	dofacts "github.com/clusterplane/clusterplane/pkg/cloudfacts/digitalocean"
 )
 
 // RunClusters are the clusters, with their pools, of the account of token at base, from the
@@ -20,9 +19,7 @@ func RunClusters(ctx context.Context, base, token string, list func(context.Cont
 	if base == "" {
 		base = Env.API
 	}
-	// The account is told apart by its token, kept only as a digest.
-	sum := sha256.Sum256([]byte(token))
-	v, err := lists.Get("digitalocean "+base+" "+hex.EncodeToString(sum[:]), func() (any, error) { return list(ctx) })
+	v, err := lists.Get(runlist.Account{Cloud: string(dofacts.ID), API: base, Token: token}, func() (any, error) { return list(ctx) })
 	if err != nil {
 		return nil, true, err
 	}

@@ -17,7 +17,8 @@ package runlist
 
 import (
 	"context"
-	"strings"
+	"crypto/sha256"
+	"encoding/hex"
 	"sync"
 )
 
@@ -28,25 +29,37 @@ type Lists struct {
 }
 
 // list is one account's list: made while mu is held, so that a second asker waits for the
-// first's answer instead of listing again.
+// first's answer instead of listing again. cloud is the account's cloud.
 type list struct {
 	mu    sync.Mutex
+	cloud string
 	made  bool
 	value any
+}
+
+// Account is the cloud account a list is of: the cloud's ID ("digitalocean"), the base URL of
+// its API, and the token that tells the account apart, which the Lists keep only as a digest.
+type Account struct {
+	Cloud, API, Token string
+}
+
+// key is the account as the Lists file its list: no token in the clear.
+func (a Account) key() string {
+	sum := sha256.Sum256([]byte(a.Token))
+	return a.Cloud + " " + a.API + " " + hex.EncodeToString(sum[:])
 }
 
 // New is a run's empty Lists.
 func New() *Lists { return &Lists{lists: map[string]*list{}} }
 
-// Get is the list under key (a cloud's ID and a space, then its API and its account, never a
-// token in the clear), made by read on the run's first need of it, and the same value on every
-// later call until Forget. An error from read is returned and nothing is kept.
-func (l *Lists) Get(key string, read func() (any, error)) (any, error) {
+// Get is the list of account a, made by read on the run's first need of it, and the same value
+// on every later call until Forget. An error from read is returned and nothing is kept.
+func (l *Lists) Get(a Account, read func() (any, error)) (any, error) {
 	l.mu.Lock()
-	one, ok := l.lists[key]
+	one, ok := l.lists[a.key()]
 	if !ok {
-		one = &list{}
-		l.lists[key] = one
+		one = &list{cloud: a.Cloud}
+		l.lists[a.key()] = one
 	}
 	l.mu.Unlock()
 	one.mu.Lock()
@@ -62,14 +75,13 @@ func (l *Lists) Get(key string, read func() (any, error)) (any, error) {
 	return v, nil
 }
 
-// Holds tells whether a list is made under a key that begins with prefix: a key begins with
-// its cloud's ID and a space ("digitalocean ..."), so the pacer asks with that whether the run
-// has listed an account of the cloud already.
-func (l *Lists) Holds(prefix string) bool {
+// Holds tells whether a list of an account of cloud is made: the pacer asks whether the run has
+// listed the account already (a list being made is waited for; a failed one is not held).
+func (l *Lists) Holds(cloud string) bool {
 	l.mu.Lock()
 	var ones []*list
-	for key, one := range l.lists {
-		if strings.HasPrefix(key, prefix) {
+	for _, one := range l.lists {
+		if one.cloud == cloud {
 			ones = append(ones, one)
 		}
 	}

@@ -181,7 +181,7 @@ func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *test
 	// listed are a run's lists holding one of the account, as the fleet scan leaves them.
 	listed := func() *runlist.Lists {
 		lists := runlist.New()
-		if _, err := lists.Get("digitalocean https://api.example a1b2", func() (any, error) { return []string{}, nil }); err != nil {
+		if _, err := lists.Get(runlist.Account{Cloud: "digitalocean", API: "https://api.example", Token: "a1b2"}, func() (any, error) { return []string{}, nil }); err != nil {
 			t.Fatal(err)
 		}
 		return lists

@@ -438,7 +438,7 @@ func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]deploy.S
 		},
 		// The fleet scan's lists are the run's (package runlist): an account it listed costs
 		// the stacks' look-ups nothing more.
-		Listed: func(cloud string) bool { return lists != nil && lists.Holds(cloud+" ") },
+		Listed: func(cloud string) bool { return lists != nil && lists.Holds(cloud) },
 		// Only an up creates: a stack the scan found holding nothing, or any stack when no
 		// scan ran.
 		Creates: func(t deploytarget.Target) bool {
