@@ -9,9 +9,10 @@ import (
 
 func TestCostOnTakesTheCloudsNameAndLimitAndHandsItsPagesToTheEstimates(t *testing.T) {
 	d := digitalocean.Driver{}
-	pages := func(r cloud.Requests, clusters int) int { return cloud.Pages(clusters, r.ClustersPerPage) }
-	imports := func(r cloud.Requests, clusters int) int { return cloud.Pages(clusters, r.ImportClustersPerPage) }
-	c := CostOn(d, Per{Own: pages, Lists: true}, Per{Own: imports})
+	c := CostOn(d, func(r cloud.Requests) (adopt, refresh Estimate) {
+		return Estimate{Own: func(clusters int) int { return cloud.Pages(clusters, r.ClustersPerPage) }, Lists: true},
+			Estimate{Own: func(clusters int) int { return cloud.Pages(clusters, r.ImportClustersPerPage) }}
+	})
 	if c.Cloud != string(d.ID()) || c.PerMinute != d.Requests().PerMinute {
 		t.Errorf("CostOn: cloud %q at %d a minute, want %q at %d", c.Cloud, c.PerMinute, d.ID(), d.Requests().PerMinute)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -186,7 +187,7 @@ func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *test
 		}
 		return lists
 	}
-	drift, up := Drift(false), Up(deploy.UpOptions{})
+	drift, up, refresh := Drift(false), Up(deploy.UpOptions{}), Refresh(deploy.RefreshOptions{})
 	tests := []struct {
 		name    string
 		op      Step
@@ -209,11 +210,18 @@ func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *test
 			"up paces its requests to stay under the cloud's rate limit: digitalocean: about 1800 requests for 300 stacks " +
 				"of an account of 1000 clusters, paced at 200 a minute (it allows 250): at least 9 minutes"},
 		{"stacks --changed-since leaves out are not estimated", drift, nil, map[string]bool{clusters[0].Key(): true}, runlist.New(), ""},
+		{"a refresh runs no program, so no stack looks itself up in a list of the account", refresh, nil, nil, runlist.New(),
+			"refresh paces its requests to stay under the cloud's rate limit: digitalocean: about 1000 requests for 1000 stacks " +
+				"of an account of 1000 clusters, paced at 200 a minute (it allows 250): at least 5 minutes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var said []string
-			r := Request{Op: tt.op, Pace: queue.Refreshing, Say: func(line string) { said = append(said, line) }}
+			pace := queue.Refreshing
+			if tt.op.Operation() == operation.Refresh {
+				pace = queue.RefreshingAlone
+			}
+			r := Request{Op: tt.op, Pace: pace, Say: func(line string) { said = append(said, line) }}
 			r.pacer(clusters, tt.scanned, tt.kept, nil, tt.lists)
 			if got := strings.Join(said, "\n"); got != tt.want {
 				t.Errorf("said:\n%s\nwant:\n%s", got, tt.want)

@@ -23,10 +23,17 @@ const Share = 0.8
 // Requests picks one operation's estimate from a kind's costs.
 type Requests func(c *kinds.Cost) kinds.Estimate
 
-// The operations a run is paced for.
+// The operations a run is paced for: an adopt; a drift or another refreshing preview, which
+// runs the stack's program and so its look-up by name; a refresh, which reads each resource by
+// its id and runs no program, so that no stack of it looks itself up in a list of the account.
 var (
-	Adopting   Requests = func(c *kinds.Cost) kinds.Estimate { return c.Adopt }
-	Refreshing Requests = func(c *kinds.Cost) kinds.Estimate { return c.Refresh }
+	Adopting        Requests = func(c *kinds.Cost) kinds.Estimate { return c.Adopt }
+	Refreshing      Requests = func(c *kinds.Cost) kinds.Estimate { return c.Refresh }
+	RefreshingAlone Requests = func(c *kinds.Cost) kinds.Estimate {
+		e := c.Refresh
+		e.Lists = false
+		return e
+	}
 )
 
 // Reading is the pace of an operation that reads the cloud only when refreshing (a preview, an
@@ -114,9 +121,9 @@ type Runs struct {
 // the account's (discover writes one manifest per cluster, so a folder it wrote holds them all;
 // a run on part of an account underestimates what reads the whole list). Only the stacks the
 // engine runs are estimated: a stack the fleet scan found unchanged sends the cloud nothing of
-// its own, and a drift of 1,000 stacks of which it leaves 3 takes seconds. The run's list of an account is counted once
-// when a stack's operation looks up by name and the run does not hold the list yet, and once more
-// for each stack that creates.
+// its own, and a drift of 1,000 stacks of which it leaves 3 takes seconds. The run's list of an
+// account is counted once when a stack's operation looks up by name and the run does not hold
+// the list yet, and once more for each stack that creates.
 func NewPacer(targets []deploytarget.Target, op Requests, runs Runs) *Pacer {
 	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, lists: map[string]int{}, Now: time.Now, Sleep: cloudapi.Sleep}
 	clusters, perMinute := map[string]int{}, map[string]int{}

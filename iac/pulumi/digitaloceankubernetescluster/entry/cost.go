@@ -14,6 +14,7 @@ import (
 // refresh runs no program and reads the cluster only. Both look the cluster up by name too (the
 // module's digitaloceanprovider.LiveCluster, adopt's look-up for a second cluster of the name): in
 // the run's one list of the account (Cost.List), not a list of their own.
-var cost = kinds.CostOn(digitalocean.Driver{},
-	kinds.Per{Own: func(cloud.Requests, int) int { return 2 + 2*3 }, Lists: true},
-	kinds.Per{Own: func(cloud.Requests, int) int { return 1 }, Lists: true})
+var cost = kinds.CostOn(digitalocean.Driver{}, func(cloud.Requests) (adopt, refresh kinds.Estimate) {
+	return kinds.Estimate{Own: func(int) int { return 2 + 2*3 }, Lists: true},
+		kinds.Estimate{Own: func(int) int { return 1 }, Lists: true}
+})

@@ -15,8 +15,7 @@ import (
 // adopt's preview and its up each import it, and adopt's look-up of the pool's name reads the
 // run's one list of the account (Cost.List). A drift or a refresh reads the pool once
 // (bench/takeover.sh).
-var cost = kinds.CostOn(digitalocean.Driver{},
-	kinds.Per{Own: func(r cloud.Requests, clusters int) int {
-		return 2 * (cloud.Pages(clusters, r.ImportClustersPerPage) + 1)
-	}, Lists: true},
-	kinds.Per{Own: func(cloud.Requests, int) int { return 1 }})
+var cost = kinds.CostOn(digitalocean.Driver{}, func(r cloud.Requests) (adopt, refresh kinds.Estimate) {
+	return kinds.Estimate{Own: func(clusters int) int { return 2 * (cloud.Pages(clusters, r.ImportClustersPerPage) + 1) }, Lists: true},
+		kinds.Estimate{Own: func(int) int { return 1 }}
+})
