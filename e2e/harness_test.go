@@ -288,6 +288,9 @@ type env struct {
 	loopbacks map[cloud.ID]fakeclouds.Cloud
 	do        *fakedo.DO
 	civo      *fakecivo.Civo
+	// serveWith, when set, is what the test's serve replicas run in place of the test's own
+	// build of clusterplane (a script that runs serve's image in a container).
+	serveWith string
 }
 
 // startLoopbacks starts every driver's loopback cloud with its sentinel token; a driver with no

@@ -67,6 +67,9 @@ func (e *env) serveToken(db string) string {
 // with its engines), and returns it once it listens, or at once when it serves no API.
 func (e *env) startServe(db, token string, args ...string) *api {
 	e.t.Helper()
+	if e.serveWith != "" {
+		return e.startServeOf(e.serveWith, db, token, args...)
+	}
 	return e.startServeOf(filepath.Join(binaries(e.t), "clusterplane"), db, token, args...)
 }
 
@@ -362,8 +365,13 @@ type heldCreate struct {
 // for a pool "workers", whose create the cloud then holds: holdCreate returns once the create
 // has reached the cloud.
 func holdCreate(t *testing.T, name string, alone bool, flags ...string) *heldCreate {
-	e := newEnv(t)
-	h := &heldCreate{e: e, db: pgtest.Start(t).Database("serve"), cluster: name}
+	return holdCreateIn(newEnv(t), pgtest.Start(t).Database("serve"), name, alone, flags...)
+}
+
+// holdCreateIn is holdCreate in env e, on serve's database db.
+func holdCreateIn(e *env, db, name string, alone bool, flags ...string) *heldCreate {
+	t := e.t
+	h := &heldCreate{e: e, db: db, cluster: name}
 	h.token = e.serveToken(h.db)
 	if alone {
 		h.doomed = e.startServe(h.db, h.token, append([]string{"--listen", "127.0.0.1:0", "--workers", "1"}, flags...)...)

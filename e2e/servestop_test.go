@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 )
 
 // Two replicas on one database: the one whose worker is creating a pool is sent SIGTERM (to its
@@ -36,7 +38,14 @@ const stopGrace = 5 * time.Second
 // the cloud holds the create, lets the cloud answer once the grace has run out, and checks the
 // pool is created once: by the replica beside it, or, alone, by the replica started again.
 func stopMidCreate(t *testing.T, name string, alone bool) {
-	h := holdCreate(t, name, alone, "--shutdown-grace", stopGrace.String())
+	_ = stopMidCreateIn(newEnv(t), pgtest.Start(t).Database("serve"), name, alone)
+}
+
+// stopMidCreateIn is stopMidCreate in env e, on serve's database db; it returns the create it
+// held, its replicas stopped or started again.
+func stopMidCreateIn(e *env, db, name string, alone bool) *heldCreate {
+	t := e.t
+	h := holdCreateIn(e, db, name, alone, "--shutdown-grace", stopGrace.String())
 	if !alone {
 		h.e.startServe(h.db, h.token, "--listen", "", "--workers", "1")
 	}
@@ -68,4 +77,5 @@ func stopMidCreate(t *testing.T, name string, alone bool) {
 	})
 	t.Logf("the pool was Ready %s after SIGTERM", time.Since(stopped).Round(time.Second))
 	h.createdOnce()
+	return h
 }
