@@ -459,7 +459,9 @@ func (d applying) settled(ctx context.Context, t deploytarget.Target, s stacksta
 		return st, &o
 	}
 	if len(st.PendingCreates()) > 0 {
-		o := failed(d.recovering.pendingCreates(ctx, t, s, st, nil))
+		// Refused, as docs/deploying.md says (exit 3): nothing failed, and another create could
+		// make one more of what the killed one may have made.
+		o := outcome.Refused(d.recovering.pendingCreates(ctx, t, s, st, nil))
 		return st, &o
 	}
 	return st, nil

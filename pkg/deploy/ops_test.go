@@ -101,6 +101,7 @@ func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithou
 		{"an in-place change on a terminal is not deployed on no", scaled, true, false, true, outcome.Blocked},
 		{"no change on a terminal is not asked about", same, true, false, false, outcome.Done},
 		{"an in-place change without a terminal is not deployed", scaled, false, true, false, outcome.Blocked},
+		{"no change without a terminal has nothing to ask and is done", same, false, false, false, outcome.Done},
 		{"a replacement on a terminal is refused without asking: a yes does not stand for it", moved, true, true, false, outcome.Blocked},
 	}
 	for _, tt := range tests {
@@ -341,8 +342,8 @@ func TestPendingCreatesStopUpDestroyAndStatusUntilRefreshRecordsThemWithTheCloud
 		"up":      d.Up(ctx, c, deploy.UpOptions{Yes: true}),
 		"destroy": d.Destroy(ctx, c, deploy.DestroyOptions{}),
 	} {
-		if o.Status != outcome.Failed || !errors.As(o.Err, &pending) || len(pending.Creates) != 1 {
-			t.Errorf("%s with a pending create: %s %v, want failed naming it", name, o.Status, o.Err)
+		if o.Status != outcome.Blocked || !errors.As(o.Err, &pending) || len(pending.Creates) != 1 {
+			t.Errorf("%s with a pending create: %s %v, want refused naming it", name, o.Status, o.Err)
 		}
 	}
 	advice := pending.Advice("cluster.yaml")
