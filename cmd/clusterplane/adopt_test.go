@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
@@ -19,7 +19,7 @@ func annotate(t *testing.T, file, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(data), "\nmetadata:\n", "\nmetadata:\n  annotations:\n    \""+deploy.CloudIDAnnotation+"\": "+id+"\n", 1)
+	text := strings.Replace(string(data), "\nmetadata:\n", "\nmetadata:\n  annotations:\n    \""+deploytarget.CloudIDAnnotation+"\": "+id+"\n", 1)
 	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -417,7 +417,7 @@ the manifest's module is deployed with the existing resource instead of a new on
 a directory are adopted in the order of their references, clusters before the pools that take
 their id with valueFrom; a pool whose cluster is not adopted is skipped.
 
-The cloud id is the manifest's metadata.annotations["` + deploy.CloudIDAnnotation + `"] (clusterplane
+The cloud id is the manifest's metadata.annotations["` + deploytarget.CloudIDAnnotation + `"] (clusterplane
 discover writes it), or --id for one manifest. A manifest without either is refused by name before
 anything is adopted, as is an --id that differs from the manifest's annotation, and a manifest
 whose stack already holds its cluster or pool (clusterplane deployed or adopted it).
@@ -442,7 +442,7 @@ where a cloud names a pool only within its cluster.`,
 	opts.flags(cmd, "markdown")
 	opts.secretsFlag(cmd)
 	cmd.Flags().StringVar(&opts.id, "id", "", "the cloud's id of the cluster or node pool of the one manifest given; "+
-		"default the manifest's "+deploy.CloudIDAnnotation+" annotation")
+		"default the manifest's "+deploytarget.CloudIDAnnotation+" annotation")
 	cmd.Flags().BoolVar(&opts.exact, "exact", false, "block on every difference from the cloud, in-place ones too")
 	cmd.RunE = onFiles(opts, &opts.files, runF, adoptRun)
 	return cmd

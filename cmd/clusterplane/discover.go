@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
@@ -33,7 +34,7 @@ environment (` + discover.Environment() + `
 the other commands take them) and writes into DIR one manifest per cluster (its default pool
 inside) and one per other pool, named after the cloud's names. The manifests describe the
 resources as they run: a pool refers to its cluster with valueFrom, the cloud's id is the
-annotation ` + discover.CloudIDAnnotation + ` (adopt reads it), and what the cloud sets by itself
+annotation ` + deploytarget.CloudIDAnnotation + ` (adopt reads it), and what the cloud sets by itself
 (its own tags and node labels) is left out. Each file starts with a comment saying where it came
 from. No kubeconfig or token is ever written.
 

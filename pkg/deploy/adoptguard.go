@@ -16,16 +16,16 @@ import (
 func AdoptIDs(targets []deploytarget.Target, given string) (map[string]string, error) {
 	if given != "" && len(targets) > 1 {
 		return nil, errors.Errorf("--id is the cloud id of one manifest, and %d were given: record each one's id in its "+
-			"metadata.annotations[%q] instead", len(targets), CloudIDAnnotation)
+			"metadata.annotations[%q] instead", len(targets), deploytarget.CloudIDAnnotation)
 	}
 	ids := map[string]string{}
 	var missing []string
 	for _, t := range targets {
-		recorded := CloudID(t.Input)
+		recorded := deploytarget.CloudID(t.Input)
 		switch {
 		case given != "" && recorded != "" && recorded != given:
 			return nil, errors.Errorf("refused, nothing adopted: %s records the cloud id %s (metadata.annotations[%q]) and --id "+
-				"says %s; correct the one that is wrong", t.File, recorded, CloudIDAnnotation, given)
+				"says %s; correct the one that is wrong", t.File, recorded, deploytarget.CloudIDAnnotation, given)
 		case given != "":
 			ids[t.Key()] = given
 		case recorded != "":
@@ -36,7 +36,7 @@ func AdoptIDs(targets []deploytarget.Target, given string) (map[string]string, e
 	}
 	if len(missing) > 0 {
 		return nil, errors.Errorf("refused, nothing adopted: no cloud id for %s; record it in metadata.annotations[%q] "+
-			"(clusterplane discover writes it), or give --id with one manifest", strings.Join(missing, ", "), CloudIDAnnotation)
+			"(clusterplane discover writes it), or give --id with one manifest", strings.Join(missing, ", "), deploytarget.CloudIDAnnotation)
 	}
 	return ids, nil
 }

@@ -9,13 +9,13 @@ import (
 	civopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	civopoolresource "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/poolresource"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // What discover writes for a Civo pool is what adopt reads (the annotation, through
-// deploy.CloudID) and what the pool's provider imports: a pool's name alone names no cluster.
+// deploytarget.CloudID) and what the pool's provider imports: a pool's name alone names no cluster.
 func TestADiscoveredCivoPoolCarriesTheIDItsProviderImports(t *testing.T) {
 	civo := seededCivo(t)
 	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: "civo", Token: civoToken, APIURL: civo.URL()})
@@ -33,7 +33,7 @@ func TestADiscoveredCivoPoolCarriesTheIDItsProviderImports(t *testing.T) {
 		if err := stackinput.Parse(f.Data, f.Name, in); err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
-		id := deploy.CloudID(in)
+		id := deploytarget.CloudID(in)
 		if want := api.ID + ":workers"; id != want || f.CloudID != want {
 			t.Errorf("%s records the cloud id %q (said %q), want %q", f.Name, id, f.CloudID, want)
 		}

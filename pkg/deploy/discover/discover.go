@@ -28,9 +28,6 @@ import (
 	"github.com/pkg/errors"
 )
 
-// CloudIDAnnotation is where a written manifest records the cloud's id of what it describes.
-const CloudIDAnnotation = "clusterplane.dev/cloud-id"
-
 // Options say which account to read and how.
 type Options struct {
 	// Cloud is the cloud's ID (pkg/cloud/clouds): its driver reads the account.

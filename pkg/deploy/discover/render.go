@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/pkg/errors"
 	yaml "go.yaml.in/yaml/v3"
@@ -154,7 +155,7 @@ func metadata(kind, cloudName, cloudID string, tags []string) (*sharedv1.CloudRe
 			}
 		}
 	}
-	md.Annotations = map[string]string{CloudIDAnnotation: cloudID}
+	md.Annotations = map[string]string{deploytarget.CloudIDAnnotation: cloudID}
 	return md, withoutDerived(kind, md, tags)
 }
 

@@ -1,4 +1,4 @@
-package deploy
+package deploytarget
 
 import (
 	"google.golang.org/protobuf/proto"
