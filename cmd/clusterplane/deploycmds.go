@@ -102,7 +102,7 @@ func previewRun(opts *previewOptions) error {
 			return errors.New("--save-plan saves every stack's plan: it does not go with --changed-since")
 		}
 		o.deep = true // a plan holds every stack's steps: none is left out as unchanged
-		return f.runDeploy(o, runOp{step: pipeline.PreviewPlan(), finish: savePlan(opts.savePlan)})
+		return f.runDeploy(o, runOp{step: pipeline.PreviewPlan(), finish: savedplan.SaveTo(opts.savePlan)})
 	}
 	return f.runDeploy(o, runOp{step: pipeline.Preview(deploy.PreviewOptions{NoRefresh: !o.refresh}), pace: queue.Reading(o.refresh)})
 }

@@ -3,10 +3,24 @@ package savedplan
 import (
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/pkg/errors"
 )
+
+// SaveTo is a preview's finish with --save-plan: the plan of every stack previewed, written to
+// file only when every stack has its part (a plan covers the whole fleet or nothing).
+func SaveTo(file string) func(outcomes []outcome.Outcome) error {
+	return func(outcomes []outcome.Outcome) error {
+		p, err := NewPlan(outcomes, time.Now())
+		if err != nil {
+			return err
+		}
+		return p.WriteFile(file)
+	}
+}
 
 // WriteFile writes the plan to file, so that a reader never sees half a plan.
 func (p *Plan) WriteFile(file string) error {
