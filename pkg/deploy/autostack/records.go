@@ -21,6 +21,7 @@ import (
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/autostack/statefile"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -138,7 +139,7 @@ func sumOf(data []byte) uint64 { return maphash.Bytes(storedSeed, data) }
 // ExportDeployment, v3.259.0), parsed. last is the read before on the same stack: while the
 // stored bytes are the same, its state is returned unparsed again, and otherwise it becomes this
 // read. ok is false wherever the CLI's answer might differ or only the CLI can say what went
-// wrong: no store read here, another layout, a form or a checkpoint that checkpointOf does not
+// wrong: no store read here, another layout, a form or a checkpoint that statefile.OnePass does not
 // read (features, another version, a file cut short), no deployment yet.
 func (b *Backend) readState(ctx context.Context, project, stack string, last *stateRead) (st stackstate.State, ok bool) {
 	if b == nil {
@@ -161,11 +162,11 @@ func (b *Backend) readState(ctx context.Context, project, stack string, last *st
 	if last.parsed && last.sum == sum {
 		return last.state, true
 	}
-	c, ok := checkpointOf(data)
-	if !ok || len(c.latest) == 0 || string(c.latest) == "null" {
+	c, ok := statefile.OnePass(data)
+	if !ok || len(c.Latest) == 0 || string(c.Latest) == "null" {
 		return st, false
 	}
-	st = stackstate.State{Raw: apitype.UntypedDeployment{Version: 3, Deployment: c.latest}, Deployment: c.deployment}
+	st = stackstate.State{Raw: apitype.UntypedDeployment{Version: 3, Deployment: c.Latest}, Deployment: c.Deployment}
 	last.parsed, last.sum, last.state = true, sum, st
 	return st, true
 }
@@ -212,8 +213,8 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (stack
 		return stackstate.Records{}, nil, err
 	}
 	var rec stackstate.Records
-	if c, ok := checkpointOf(data); ok {
-		rec = stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: c.latest}, Deployment: &c.deployment}
+	if c, ok := statefile.OnePass(data); ok {
+		rec = stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: c.Latest}, Deployment: &c.Deployment}
 	} else if rec, err = checkpointRecords(data, project, stack); err != nil {
 		return stackstate.Records{}, nil, err
 	}
@@ -225,24 +226,18 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (stack
 	return rec, data, err
 }
 
-// checkpointRecords reads the state of a checkpoint checkpointOf does not read in one pass, and
-// says why it cannot be read directly.
+// checkpointRecords reads the state of a checkpoint statefile.OnePass does not read, and says
+// why it cannot be read directly.
 func checkpointRecords(data []byte, project, stack string) (stackstate.Records, error) {
-	var checkpoint apitype.VersionedCheckpoint
-	if err := json.Unmarshal(data, &checkpoint); err != nil {
+	latest, version, err := statefile.Latest(data)
+	switch {
+	case err != nil:
 		// A checkpoint cut short (a full disk): the CLI's path says what restores it (torn.go).
 		return stackstate.Records{}, errors.Wrapf(stackstate.ErrRecordsUnread, "the state of stack %s/%s does not parse (%v)", project, stack, err)
+	case version != 3:
+		return stackstate.Records{}, errors.Wrapf(stackstate.ErrRecordsUnread, "its state is of version %d", version)
 	}
-	if checkpoint.Version != 3 {
-		return stackstate.Records{}, errors.Wrapf(stackstate.ErrRecordsUnread, "its state is of version %d", checkpoint.Version)
-	}
-	var v3 struct {
-		Latest json.RawMessage `json:"latest"`
-	}
-	if err := json.Unmarshal(checkpoint.Checkpoint, &v3); err != nil {
-		return stackstate.Records{}, errors.Wrapf(stackstate.ErrRecordsUnread, "the state of stack %s/%s does not parse (%v)", project, stack, err)
-	}
-	return stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: v3.Latest}}, nil
+	return stackstate.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: latest}}, nil
 }
 
 // lastUpdate is the stack's latest update or destroy in its history, nil when it has none, and
