@@ -559,6 +559,7 @@ func backticked(text string) []string {
 	return out
 }
 
+// Promise: dead-lock-removed-by-the-next-run
 func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -573,17 +574,8 @@ func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(
 		!strings.Contains(advice, "interrupted while creating digitalocean:index/kubernetesCluster:KubernetesCluster dev-fra1") {
 		t.Errorf("status after a killed up: %+v", st)
 	}
-	// up refuses to create the cluster a second time, and says the same.
-	r, code := e.clusterplane("up", manifest, "--yes")
-	// The cause sits in its row of the table, on stdout.
-	if code == 0 || !strings.Contains(r.stdout, advice) {
-		t.Fatalf("up after a killed up = %d, want the advice status gives (%s): %s", code, advice, r)
-	}
-	if n := len(e.do.Clusters()); n != 1 {
-		t.Fatalf("%d clusters in the cloud after the refused up, want 1", n)
-	}
-	// The killed up left the stack locked, and the cloud holds the cluster: the advice says both,
-	// with the id, so that nobody has to look it up.
+	// The killed up left the stack locked, and the cloud holds the cluster: status's advice says
+	// both, with the id, so that nobody has to look it up.
 	commands := backticked(advice)
 	if len(commands) != 2 || commands[0] != "pulumi cancel --stack organization/digitaloceankubernetescluster/dev-fra1 --yes" ||
 		commands[1] != "clusterplane refresh "+manifest+" --import-pending-create "+id ||
@@ -591,10 +583,20 @@ func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(
 		t.Fatalf("the advice names %q, want the lock's cancel, then the refresh that records the cloud's cluster %s: %s", commands, id, advice)
 	}
 
-	// Follow it as written: the lock the killed up left, then the cluster the cloud holds.
-	if r := e.pulumi(e.dir, nil, strings.Fields(commands[0])[1:]...); r.err != nil {
-		t.Fatalf("%s: %s", commands[0], r)
+	// up refuses to create the cluster a second time (3). The lock's process, of this machine, no
+	// longer runs: up removes the lock, says so, and names what is left, the refresh.
+	r, code := e.clusterplane("up", manifest, "--yes")
+	if code != 3 || !strings.Contains(r.stdout+r.stderr, "removed the Pulumi lock that process ") ||
+		!strings.Contains(r.stdout, "`"+commands[1]+"`") || strings.Contains(r.stdout, commands[0]) {
+		t.Fatalf("up after a killed up = %d, want refused (3), the dead lock removed, and only %s to run: %s", code, commands[1], r)
 	}
+	if n := len(e.do.Clusters()); n != 1 {
+		t.Fatalf("%d clusters in the cloud after the refused up, want 1", n)
+	}
+	if st := e.status(manifest); strings.Contains(message(st, "Ready"), "pulumi cancel") {
+		t.Errorf("status after the up still names the lock it removed: %+v", st)
+	}
+	// Follow what is left as written: the cluster the cloud holds.
 	if r, code := e.clusterplane(strings.Fields(commands[1])[1:]...); code != 0 {
 		t.Fatalf("%s = %d: %s", commands[1], code, r)
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -203,6 +204,12 @@ func TestAnUpKilledOnOneMachineIsFinishedFromAnotherByFollowingTheAdvice(t *test
 	file := e.cluster("interrupted")
 	alice.killedUp(file, "interrupted")
 	id := e.doCluster("interrupted").ID
+	// Alice's machine is this one in the test: her CLI's lock is made to name another, as it would
+	// on her laptop, so that Bob's run cannot tell her process is gone and leaves the lock to him.
+	db.Run("psql", "-h", "127.0.0.1", "-p", strconv.Itoa(db.Port()), "-U", "clusterplane", "-d", "killed", "-v", "ON_ERROR_STOP=1", "-c",
+		`UPDATE pulumi_state SET data = json_build_object('data', replace(encode(convert_to(regexp_replace(
+			convert_from(decode(data->>'data', 'base64'), 'UTF8'), '"hostname":"[^"]*"', '"hostname":"alice-laptop"'), 'UTF8'), 'base64'), E'\n', ''))
+		WHERE key LIKE 'killed/.pulumi/locks/%'`)
 
 	// Bob's status reads the lock Alice's CLI left in the database, and says it is held.
 	if r, _ := bob.clusterplane("status", file); !strings.Contains(r.stdout+r.stderr, "still locked") {

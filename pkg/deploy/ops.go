@@ -423,6 +423,9 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 		return failed(err)
 	}
 	defer s.Close()
+	if err := d.clearDeadLock(ctx, t, s, locked); err != nil {
+		return failed(err)
+	}
 	up := newApplying(d)
 	st, stop := up.settled(ctx, t, s)
 	if stop != nil {
@@ -661,7 +664,7 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 		return failed(err)
 	}
 	// A refresh rewrites the state a rotation under way edits between its steps.
-	unlock, _, err := d.stacks().lockStack(ctx, t)
+	unlock, locked, err := d.stacks().lockStack(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -671,6 +674,9 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 		return failed(err)
 	}
 	defer s.Close()
+	if err := d.clearDeadLock(ctx, t, s, locked); err != nil {
+		return failed(err)
+	}
 	if len(opts.ImportPendingCreates) > 0 {
 		st, err := s.State(ctx)
 		if err == nil {
@@ -777,7 +783,7 @@ type DestroyOptions struct {
 func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts DestroyOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	// A destroy while an up rotates the stack's pool would leave that up's surge pool unrecorded.
-	unlock, _, err := d.stacks().lockStack(ctx, t)
+	unlock, locked, err := d.stacks().lockStack(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -792,6 +798,9 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 		return failed(err)
 	}
 	defer s.Close()
+	if err := d.clearDeadLock(ctx, t, s, locked); err != nil {
+		return failed(err)
+	}
 	st, stop := newApplying(d).settled(ctx, t, s)
 	if stop != nil {
 		return *stop

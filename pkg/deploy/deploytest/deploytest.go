@@ -321,6 +321,8 @@ type stack struct {
 	// cloud are properties the cloud changed that no refresh has read yet (EditCloud), by
 	// "type::name": a preview that reads the cloud first sees them, the stack's state does not.
 	cloud map[string]map[string]any
+	// deadLock names the dead process whose Pulumi lock the stack holds (LeaveDeadLock), "" for none.
+	deadLock string
 }
 
 // handle is a stack opened with a program.
@@ -378,6 +380,10 @@ func (h *handle) call(ctx context.Context, op string) error {
 		return errors.Errorf("%s on stack %s after it was closed", op, h.key())
 	}
 	b.calls = append(b.calls, op+" "+h.key())
+	if h.s.deadLock != "" {
+		b.mu.Unlock()
+		return &stackstate.LockedError{Cancel: h.CancelCommand()}
+	}
 	b.running++
 	b.max = max(b.max, b.running)
 	delay := b.delays[h.key()+" "+op]

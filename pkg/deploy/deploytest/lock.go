@@ -46,11 +46,41 @@ func (b *Backend) PulumiLock(context.Context, string, string) (held, known bool,
 	return false, false, "", nil
 }
 
-// Locked says the stack's lock is not known: the fake's stacks run no engine to hold one.
-func (h *handle) Locked(context.Context) (locked, known bool, err error) { return false, false, nil }
+// LeaveDeadLock leaves on stack key the Pulumi lock that holder, a process of this machine that
+// no longer runs, took as a killed up would: the stack's engine calls fail on it
+// (stackstate.LockedError) until Cancel removes it.
+func (b *Backend) LeaveDeadLock(key, holder string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.stacks[key]; ok {
+		s.deadLock = holder
+	}
+}
 
-// Cancel has no engine's lock to remove.
-func (h *handle) Cancel(context.Context) error { return nil }
+// Locked says the stack's Pulumi lock is held when a dead process left one (LeaveDeadLock), and
+// is not known otherwise: the fake's own calls hold none.
+func (h *handle) Locked(context.Context) (locked, known bool, err error) {
+	h.s.b.mu.Lock()
+	defer h.s.b.mu.Unlock()
+	return h.s.deadLock != "", h.s.deadLock != "", nil
+}
+
+// DeadHolder names the dead process whose lock the stack holds (LeaveDeadLock).
+func (h *handle) DeadHolder(context.Context) (string, error) {
+	h.s.b.mu.Lock()
+	defer h.s.b.mu.Unlock()
+	return h.s.deadLock, nil
+}
+
+// Cancel removes the lock a dead process left, recorded as the call "cancel".
+func (h *handle) Cancel(context.Context) error {
+	b := h.s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.calls = append(b.calls, "cancel "+h.key())
+	h.s.deadLock = ""
+	return nil
+}
 
 // CancelCommand is the Pulumi CLI's command that removes the stack's lock.
 func (h *handle) CancelCommand() string { return "`pulumi cancel --stack " + h.Name() + " --yes`" }
