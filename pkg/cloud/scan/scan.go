@@ -93,7 +93,8 @@ type Scanner struct {
 	// listed holds each account's (and, for a cloud that lists by region, each region's) list, or
 	// why it failed.
 	listed map[listKey]*listing
-	// held are the ids of the clusters a judged resource is, or holds a pool of.
+	// held are the ids of the clusters a judged resource is, or holds a pool of, and those Hold
+	// was told of.
 	held    map[string]bool
 	clients []cloud.Counted
 }
@@ -171,8 +172,20 @@ func (s *Scanner) Judge(ctx context.Context, a Account, r Resource) Finding {
 	return Finding{Verdict: Same, Why: "the cloud lists it as the state recorded"}
 }
 
-// Unheld are the listed clusters that no judged resource is or holds a pool of, sorted by cloud
-// and name.
+// Hold tells the scanner of clusters a stack holds (its cluster, or its pool's) that it may not
+// judge: Unheld leaves them out, as it leaves out the clusters of the resources it judged.
+func (s *Scanner) Hold(clusterIDs ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range clusterIDs {
+		if id != "" {
+			s.held[id] = true
+		}
+	}
+}
+
+// Unheld are the listed clusters that no judged resource is or holds a pool of, and that Hold
+// was not told of, sorted by cloud and name.
 func (s *Scanner) Unheld() []Cluster {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -204,6 +204,9 @@ func judge(ctx context.Context, s *scan.Scanner, r stackRecords, t deploytarget.
 		// Destroyed: its last update is a destroy, yet there is nothing to judge.
 		return nothingHeld()
 	}
+	// Judged or not, the stack holds its cluster (or its pool's): the line of clusters no stack
+	// holds, for discover, must not name it because the stack could not be judged.
+	s.Hold(clustersHeld(t, st)...)
 	last := rec.Last
 	switch {
 	case last == nil || last.Operation != "update" || last.Result != "succeeded":
@@ -330,6 +333,25 @@ func scannedResources(t deploytarget.Target, st stackstate.State, recorded map[s
 		return nil, nil, "the stack holds no single cluster or pool"
 	}
 	return judged, beside, ""
+}
+
+// clustersHeld are the ids of the clusters t's state holds: its cluster's, or its pool's cluster's
+// (the pool's clusterId).
+func clustersHeld(t deploytarget.Target, st stackstate.State) []string {
+	typ := deploytarget.GuardedType(t.Effects)
+	isCluster := t.Effects != nil && t.Effects.Types[effects.Cluster] == typ
+	var ids []string
+	for _, res := range st.Deployment.Resources {
+		switch {
+		case string(res.Type) != typ || res.Delete:
+		case isCluster:
+			ids = append(ids, string(res.ID))
+		default:
+			clusterID, _ := res.Outputs["clusterId"].(string)
+			ids = append(ids, clusterID)
+		}
+	}
+	return ids
 }
 
 // holdsNothing tells a state that holds nothing in the cloud (a destroyed stack's): no resource

@@ -423,3 +423,37 @@ func TestTheFleetScanKeepsTheParsedStateOfEachStackItLeavesToRun(t *testing.T) {
 		})
 	}
 }
+
+// The scan's line of clusters no stack holds (for discover) leaves out every cluster a given
+// stack holds, whether the scan could judge that stack or not: a stack whose last update failed
+// still holds its cluster.
+func TestTheClustersNoStackHoldsLeaveOutThoseOfStacksTheScanCouldNotJudge(t *testing.T) {
+	c := newScannedCluster(t)
+	this := stackrecord.Program()
+	otherID := c.do.SeedCluster(godo.KubernetesCluster{Name: "dev-fra1-c", RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
+		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{"terraform:default-node-pool"}}}})
+	strangerID := c.do.SeedCluster(godo.KubernetesCluster{Name: "made-by-hand", RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
+		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 1}}})
+	failed := c.records(this, "failed")
+	failed.State.Deployment = []byte(strings.ReplaceAll(string(failed.State.Deployment), c.id, otherID))
+	unjudgedTarget := minimalCluster(t, "dev-fra1-c")
+	s := scan.New()
+	// The stack as its last up left it is judged first, listing the account; the other is not.
+	for _, st := range []struct {
+		target  deploytarget.Target
+		records stackstate.Records
+		verdict scan.Verdict
+	}{{c.deployed, c.records(this, "succeeded"), scan.Same}, {unjudgedTarget, failed, scan.Unjudged}} {
+		read := readAhead(context.Background(), recordsOf(st.records), []deploytarget.Target{st.target})
+		if got, _ := judge(context.Background(), s, read(), st.target, nil); got.Verdict != st.verdict {
+			t.Fatalf("%s: verdict %s (%s), want %s", st.target.Key(), got.Verdict, got.Why, st.verdict)
+		}
+	}
+	var unheld []string
+	for _, cl := range s.Unheld() {
+		unheld = append(unheld, cl.ID)
+	}
+	if len(unheld) != 1 || unheld[0] != strangerID {
+		t.Errorf("clusters no stack holds: %v, want only %s (made by hand), not %s (its stack not judged)", unheld, strangerID, otherID)
+	}
+}
