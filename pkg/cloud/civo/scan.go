@@ -43,7 +43,13 @@ func (Driver) ScanReaders() map[string]cloud.ScanReader {
 func (Driver) ScanList(ctx context.Context, base, token, region string, opts cloudapi.Options) (cloud.Listing, cloud.Counted, error) {
 	l := cloud.NewListing()
 	c := New(base, token, Options{Options: opts})
-	clusters, err := c.Clusters(ctx, region)
+	// A run's look-ups by name take their list from the run (RunClusters): the scan's is it.
+	clusters, ok, err := RunClusters(ctx, base, token, region, func(ctx context.Context) ([]Cluster, error) {
+		return c.Clusters(ctx, region)
+	})
+	if !ok {
+		clusters, err = c.Clusters(ctx, region)
+	}
 	for _, cl := range clusters {
 		addCluster(l, cl, region)
 	}

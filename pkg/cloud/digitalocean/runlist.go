@@ -8,20 +8,12 @@ import (
 )
 
 // RunClusters are the clusters, with their pools, of the account of token at base, from the
-// list of the run ctx carries (runlist.Of): list makes it on the run's first need, and every
+// list of the run ctx carries (runlist.Listed): list makes it on the run's first need, and every
 // later look-up of the run in that account shares it. ok is false when ctx carries no run, and
 // the caller lists as it always did.
 func RunClusters(ctx context.Context, base, token string, list func(context.Context) ([]Cluster, error)) (clusters []Cluster, ok bool, err error) {
-	lists := runlist.Of(ctx)
-	if lists == nil {
-		return nil, false, nil
-	}
 	if base == "" {
 		base = Env.API
 	}
-	v, err := lists.Get(runlist.Account{Cloud: string(dofacts.ID), API: base, Token: token}, func() (any, error) { return list(ctx) })
-	if err != nil {
-		return nil, true, err
-	}
-	return v.([]Cluster), true, nil
+	return runlist.Listed(ctx, runlist.Account{Cloud: string(dofacts.ID), API: base, Token: token}, list)
 }

@@ -1,5 +1,5 @@
-// Package runlist keeps one list of each cloud account a run asks about, so that the run lists
-// the account once, not once a stack.
+// Package runlist keeps one list of each cloud account a run asks about (of each region, for a
+// cloud that lists by region), so that the run lists the account once, not once a stack.
 //
 // A look-up that finds a cluster by its name (the name taken, the refusal of two of one name, the
 // version a cluster runs) needs the account's clusters, page by page. A drift over a hundred
@@ -38,15 +38,31 @@ type list struct {
 }
 
 // Account is the cloud account a list is of: the cloud's ID ("digitalocean"), the base URL of
-// its API, and the token that tells the account apart, which the Lists keep only as a digest.
+// its API, the token that tells the account apart, which the Lists keep only as a digest, and
+// the part of the account listed, for a cloud that lists by region (Civo): the region, else "".
 type Account struct {
-	Cloud, API, Token string
+	Cloud, API, Token, Region string
 }
 
 // key is the account as the Lists file its list: no token in the clear.
 func (a Account) key() string {
 	sum := sha256.Sum256([]byte(a.Token))
-	return a.Cloud + " " + a.API + " " + hex.EncodeToString(sum[:])
+	return a.Cloud + " " + a.API + " " + hex.EncodeToString(sum[:]) + " " + a.Region
+}
+
+// Listed is account a's list from the run ctx carries: made by list on the run's first need of
+// it, the same on every later call of the run. ok is false when ctx carries no run, and the
+// caller lists as it would without one.
+func Listed[T any](ctx context.Context, a Account, list func(context.Context) (T, error)) (v T, ok bool, err error) {
+	lists := Of(ctx)
+	if lists == nil {
+		return v, false, nil
+	}
+	got, err := lists.Get(a, func() (any, error) { return list(ctx) })
+	if err != nil {
+		return v, true, err
+	}
+	return got.(T), true, nil
 }
 
 // New is a run's empty Lists.

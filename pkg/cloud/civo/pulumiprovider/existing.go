@@ -32,7 +32,7 @@ func credentials(cfg *civov1.CivoProviderConfig) (token, url string, err error) 
 }
 
 // ClusterIDsNamed are the ids of region's clusters named name, read page by page (civogo's own
-// list reads the first page only).
+// list reads the first page only), from the run's one list of the region when ctx carries a run.
 func ClusterIDsNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, name string) ([]string, error) {
 	token, url, err := credentials(cfg)
 	if err != nil {
@@ -45,7 +45,13 @@ func ClusterIDsNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region
 		Options:  cloudapi.Options{Timeout: pools.DefaultRequestTimeout, Retry: cloudapi.Backoff(2, 0)},
 		MaxPages: maxClusterPages,
 	})
-	clusters, err := api.Clusters(ctx, region)
+	// The run's one list of the region where ctx carries a run (civo.RunClusters), else its own.
+	clusters, ok, err := civo.RunClusters(ctx, url, token, region, func(ctx context.Context) ([]civo.Cluster, error) {
+		return api.Clusters(ctx, region)
+	})
+	if !ok {
+		clusters, err = api.Clusters(ctx, region)
+	}
 	if err != nil {
 		return nil, err
 	}
