@@ -331,6 +331,11 @@ func TestEverySentenceOnRenewingTheKubeconfigSaysPulumiUpRefresh(t *testing.T) {
 	files = append(files, filepath.Join(root, "README.md"))
 	checked := 0
 	for _, path := range files {
+		if filepath.Base(path) == "promises.md" {
+			// The promise ledger quotes the docs' sentences, cut short with "…": its rows are no
+			// sentences, and each one it quotes is checked where the docs say it.
+			continue
+		}
 		for _, s := range sentences(prose(path, readFile(t, path))) {
 			if !strings.Contains(strings.ToLower(s), "kubeconfig") || !strings.Contains(s, "refresh") {
 				continue
