@@ -8,7 +8,6 @@ import (
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
-	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -37,10 +36,14 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	if table == nil {
 		return failed(errors.Errorf("no effects are known for kind %q", t.Name))
 	}
-	typ := table.Types[effects.Cluster]
-	if typ == "" {
-		typ = table.Types[effects.NodePool]
+	typ := deploytarget.GuardedType(table)
+	// Held to the end, as up holds it: another command on the stack meanwhile would write the
+	// state this import writes.
+	unlock, _, err := d.stacks().lockStack(ctx, t)
+	if err != nil {
+		return failed(err)
 	}
+	defer unlock()
 	// Before the first request: the default pool's tag below reads the cluster.
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
@@ -59,19 +62,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		return failed(err)
 	}
 	defer s.Close()
-	// Every registration of the adopted type imports the resource with this id, leaving the
-	// properties in ignore as the cloud has them: the engine fails an import whose inputs differ
-	// from the live resource's, and those differences are for the next up to carry out.
-	importing := func(ignore []string) pulumi.ResourceTransform {
-		return func(_ context.Context, args *pulumi.ResourceTransformArgs) *pulumi.ResourceTransformResult {
-			if args.Type != typ {
-				return nil
-			}
-			args.Opts.Import = pulumi.ID(id)
-			args.Opts.IgnoreChanges = append(args.Opts.IgnoreChanges, ignore...)
-			return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
-		}
-	}
+	importing := importingAs(typ, id)
 	res, previewErr := d.previewImport(ctx, t, s, importing(nil))
 	var blocking, inPlace []outcome.Disagreement
 	for _, dis := range fielddrift.Disagreements(table, t.Input, typ, res.Steps) {
@@ -110,6 +101,22 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	o := outcome.Outcome{Status: outcome.Done, Result: &up, InPlace: inPlace}
 	o.SayReason(outcome.SaysItself, "adopted "+typ+" "+id+" into "+t.Key()+inPlaceNote(inPlace), "")
 	return o
+}
+
+// importingAs makes every registration of type typ import the resource with id, leaving the
+// properties in ignore as the cloud has them: the engine fails an import whose inputs differ
+// from the live resource's, and those differences are for the next up to carry out.
+func importingAs(typ, id string) func(ignore []string) pulumi.ResourceTransform {
+	return func(ignore []string) pulumi.ResourceTransform {
+		return func(_ context.Context, args *pulumi.ResourceTransformArgs) *pulumi.ResourceTransformResult {
+			if args.Type != typ {
+				return nil
+			}
+			args.Opts.Import = pulumi.ID(id)
+			args.Opts.IgnoreChanges = append(args.Opts.IgnoreChanges, ignore...)
+			return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
+		}
+	}
 }
 
 // adoptedMessage is the message of an adoption's update that left nothing for the next up, as

@@ -58,7 +58,7 @@ func TestTheLockAKilledProcessLeftIsRemovedByTheNextRunThatHoldsTheStack(t *test
 			if o.Status != tt.want {
 				t.Fatalf("%s %v, want %s", o.Status, o.Err, tt.want)
 			}
-			removed := calls(b, "cancel") == 1
+			removed := calls(b, "unlock") == 1
 			if removed == tt.noStackLock {
 				t.Errorf("the lock removed: %v, want %v (calls %v)", removed, !tt.noStackLock, b.Calls())
 			}

@@ -427,7 +427,7 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 		return failed(err)
 	}
 	up := newApplying(d)
-	st, stop := up.settled(ctx, t, s)
+	st, stop := up.settled(ctx, t, s, false)
 	if stop != nil {
 		return *stop
 	}
@@ -454,17 +454,22 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 }
 
 // settled reads the stack's state, and stops an operation that would change the stack while an
-// interrupted up left creates pending: up and destroy both start so.
-func (d applying) settled(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (stackstate.State, *outcome.Outcome) {
+// interrupted up left creates pending: up and destroy both start so. An up is refused (exit 3):
+// nothing failed, and another create could make one more of what the killed one may have made.
+// A destroy fails, so that the stacks waiting for it (a cluster under its pools) are skipped,
+// not deleted: a refused destroy would let them go on.
+func (d applying) settled(ctx context.Context, t deploytarget.Target, s stackstate.Stack, destroying bool) (stackstate.State, *outcome.Outcome) {
 	st, err := s.State(ctx)
 	if err != nil {
 		o := failed(err)
 		return st, &o
 	}
 	if len(st.PendingCreates()) > 0 {
-		// Refused, as docs/deploying.md says (exit 3): nothing failed, and another create could
-		// make one more of what the killed one may have made.
-		o := outcome.Refused(d.recovering.pendingCreates(ctx, t, s, st, nil))
+		pending := d.recovering.pendingCreates(ctx, t, s, st, nil)
+		o := outcome.Refused(pending)
+		if destroying {
+			o = failed(pending)
+		}
 		return st, &o
 	}
 	return st, nil
@@ -801,7 +806,7 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 	if err := d.clearDeadLock(ctx, t, s, locked); err != nil {
 		return failed(err)
 	}
-	st, stop := newApplying(d).settled(ctx, t, s)
+	st, stop := newApplying(d).settled(ctx, t, s, true)
 	if stop != nil {
 		return *stop
 	}

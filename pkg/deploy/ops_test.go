@@ -338,12 +338,17 @@ func TestPendingCreatesStopUpDestroyAndStatusUntilRefreshRecordsThemWithTheCloud
 	mustUp(ctx, t, d, c)
 	b.Pend(c.Key(), clusterType, "second")
 	var pending *stackstate.PendingCreatesError
-	for name, o := range map[string]outcome.Outcome{
-		"up":      d.Up(ctx, c, deploy.UpOptions{Yes: true}),
-		"destroy": d.Destroy(ctx, c, deploy.DestroyOptions{}),
+	// up is refused (exit 3); destroy fails, so that a fleet's destroy skips the stacks that wait
+	// for this one rather than deleting them.
+	for name, want := range map[string]struct {
+		o      outcome.Outcome
+		status outcome.Status
+	}{
+		"up":      {d.Up(ctx, c, deploy.UpOptions{Yes: true}), outcome.Blocked},
+		"destroy": {d.Destroy(ctx, c, deploy.DestroyOptions{}), outcome.Failed},
 	} {
-		if o.Status != outcome.Blocked || !errors.As(o.Err, &pending) || len(pending.Creates) != 1 {
-			t.Errorf("%s with a pending create: %s %v, want refused naming it", name, o.Status, o.Err)
+		if o := want.o; o.Status != want.status || !errors.As(o.Err, &pending) || len(pending.Creates) != 1 {
+			t.Errorf("%s with a pending create: %s %v, want %s naming it", name, o.Status, o.Err, want.status)
 		}
 	}
 	advice := pending.Advice("cluster.yaml")

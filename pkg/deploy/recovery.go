@@ -25,25 +25,19 @@ func newRecovering(d *Deployer) recovering {
 	return recovering{stacks: d.stacks(), creating: newCreating(d)}
 }
 
-// clearDeadLock removes the Pulumi lock that an operation killed on this machine left on stack s,
-// when the deployer holds clusterplane's own lock of the stack (held): then no clusterplane
-// operation runs on the stack wherever the backend is shared, and the process that took the lock
-// no longer runs, so the lock holds back nothing but the next run. Without this, every run after
-// a kill -9 stops on the lock until someone runs `pulumi cancel`. A lock whose process may still
-// run (another machine's, or one running) is left to the engine's own refusal.
+// clearDeadLock removes the Pulumi locks an operation killed on this machine left on stack s
+// when the deployer holds clusterplane's own lock of it (held): no clusterplane command runs on
+// the stack then, and the locks' processes no longer run, so the locks hold back nothing but the
+// next run, which would otherwise stop until someone ran `pulumi cancel`.
 func (d *Deployer) clearDeadLock(ctx context.Context, t deploytarget.Target, s stackstate.Stack, held bool) error {
 	if !held {
 		return nil
 	}
-	holder, err := s.DeadHolder(ctx)
-	if err != nil || holder == "" {
-		// Locks that cannot be read are the engine's to report, as they were.
-		return nil
+	removed, err := s.RemoveDeadLocks(ctx)
+	if err != nil || removed == "" {
+		return err
 	}
-	if err := s.Cancel(ctx); err != nil {
-		return errors.Wrapf(err, "remove the Pulumi lock that %s, no longer running, left on stack %s", holder, t.Key())
-	}
-	d.sayOnce(fmt.Sprintf("%s: removed the Pulumi lock that %s, no longer running, left on stack %s", t.File, holder, t.Key()))
+	d.sayOnce(fmt.Sprintf("%s: removed the Pulumi lock that %s, no longer running, left on stack %s", t.File, removed, t.Key()))
 	return nil
 }
 

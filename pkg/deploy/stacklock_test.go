@@ -101,3 +101,25 @@ func TestAnUpThatRotatesNothingNeedsNoLockFromABackendThatCannotHoldOne(t *testi
 		t.Fatalf("up without a rotation on a backend that cannot lock: %s %v, want done", o.Status, o.Err)
 	}
 }
+
+// adopt writes the stack's state as up does, and is turned away alike while another holds it.
+//
+// Promise: stack-lock-turns-away
+func TestAnAdoptOfAStackWhoseLockAnotherHoldsIsTurnedAwayBeforeAnythingRuns(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	unlock, err := b.LockStack(ctx, c.Project, c.Stack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	o := d.Adopt(ctx, c, "4d24060e", deploy.AdoptOptions{})
+	var busy *stackstate.StackBusyError
+	if o.Status != outcome.Failed || !errors.As(o.Err, &busy) || busy.Stack != c.Key() {
+		t.Fatalf("adopt under another's lock: %s %v, want turned away naming the stack", o.Status, o.Err)
+	}
+	if got := b.Calls(); len(got) != 0 {
+		t.Errorf("adopt under another's lock ran %v, want nothing", got)
+	}
+}

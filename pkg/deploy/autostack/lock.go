@@ -50,36 +50,33 @@ type lockHolder struct {
 	Hostname string `json:"hostname"`
 }
 
-// DeadHolder names the processes that took the stack's Pulumi locks when every one of them was a
-// process of this machine that no longer runs (stackstate.Stack); "" when the stack holds no lock,
-// or when any lock's process may still run: another machine's, one running (or its id taken by
-// another process since), a lock that does not say, or a backend whose locks are out of reach.
-func (s *stackOf) DeadHolder(ctx context.Context) (string, error) {
+// RemoveDeadLocks removes the stack's Pulumi locks when every one says it was taken by a process
+// of this machine that no longer runs (stackstate.Stack), and names those processes; it removes
+// nothing and says "" when the stack holds no lock, or when any lock's process may still run:
+// another machine's, one running (or its id taken by another process since), a lock that does
+// not say, or a backend whose locks are out of reach. Only the locks read are removed, by name:
+// a lock another process takes meanwhile is its own blob, and stays.
+func (s *stackOf) RemoveDeadLocks(ctx context.Context) (string, error) {
 	store, err := s.backend.blobs(ctx)
-	if errors.Is(err, stackstate.ErrRecordsUnread) {
-		return "", nil
-	}
 	if err != nil {
-		return "", errors.Wrap(err, "read the stack's locks")
+		return "", nil // out of reach: the engine's own refusal names the lock
 	}
 	dir := path.Join(".pulumi", "locks", "organization", s.project, s.stack)
 	names, err := store.list(ctx, dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
 	if err != nil {
-		return "", errors.Wrap(err, "read the stack's locks")
+		return "", nil
 	}
 	host, err := os.Hostname()
 	if err != nil {
 		return "", nil
 	}
-	var dead []string
+	var dead, keys []string
 	for _, name := range names {
 		if !strings.HasSuffix(name, ".json") {
 			continue
 		}
-		data, err := store.read(ctx, path.Join(dir, name))
+		key := path.Join(dir, name)
+		data, err := store.read(ctx, key)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // released meanwhile
 		}
@@ -88,6 +85,12 @@ func (s *stackOf) DeadHolder(ctx context.Context) (string, error) {
 			return "", nil
 		}
 		dead = append(dead, fmt.Sprintf("process %d of %s", h.Pid, h.Hostname))
+		keys = append(keys, key)
+	}
+	for _, key := range keys {
+		if err := store.remove(ctx, key); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", errors.Wrapf(err, "remove the Pulumi lock that %s, no longer running, left on stack %s/%s", strings.Join(dead, ", "), s.project, s.stack)
+		}
 	}
 	return strings.Join(dead, ", "), nil
 }

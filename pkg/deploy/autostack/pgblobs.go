@@ -86,6 +86,11 @@ func (p *pgBlobs) read(ctx context.Context, key string) ([]byte, error) {
 	return blob.Data, nil
 }
 
+func (p *pgBlobs) remove(ctx context.Context, key string) error {
+	_, err := p.db.ExecContext(ctx, "DELETE FROM "+p.table+" WHERE key = $1", p.prefix+key)
+	return errors.Wrapf(err, "remove %s from the PostgreSQL backend", key)
+}
+
 func (p *pgBlobs) list(ctx context.Context, dir string) ([]string, error) {
 	return p.named(ctx, dir, "")
 }

@@ -63,6 +63,9 @@ type blobs interface {
 	// named is the keys of the blobs directly under dir whose names start with prefix, in any
 	// order: where findRecord looks for one stack's record among every stack's.
 	named(ctx context.Context, dir, prefix string) ([]string, error)
+	// remove removes the blob at key, the one write clusterplane makes to a backend's store
+	// itself: a Pulumi lock a dead process left (stackOf.RemoveDeadLocks).
+	remove(ctx context.Context, key string) error
 }
 
 // ReadsRecords is true: a file or PostgreSQL backend's records are read directly, and Records
@@ -397,6 +400,10 @@ type dirBlobs struct {
 
 func (d dirBlobs) read(_ context.Context, key string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(d.root, filepath.FromSlash(key)))
+}
+
+func (d dirBlobs) remove(_ context.Context, key string) error {
+	return os.Remove(filepath.Join(d.root, filepath.FromSlash(key)))
 }
 
 func (d dirBlobs) list(_ context.Context, dir string) ([]string, error) {

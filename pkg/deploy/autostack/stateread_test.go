@@ -150,12 +150,12 @@ func TestAStateTheFleetScanKeptIsNotParsedAgainByTheStacksFirstRead(t *testing.T
 	}
 }
 
-// A lock is taken for one a killed process left only when every lock of the stack says it was
-// taken by a process of this machine that no longer runs: a lock of another machine, of a
-// process still running, or one that does not say, may still hold something back.
+// The locks of a stack are removed as a killed process's only when every one says it was taken
+// by a process of this machine that no longer runs: a lock of another machine, of a process still
+// running, or one that does not say, may still hold something back, and every lock stays.
 //
 // Promise: dead-lock-removed-by-the-next-run
-func TestALockIsTheDeadsOnlyWhenItsProcessIsOfThisMachineAndNoLongerRuns(t *testing.T) {
+func TestALockIsRemovedOnlyWhenItsProcessIsOfThisMachineAndNoLongerRuns(t *testing.T) {
 	host, err := os.Hostname()
 	if err != nil {
 		t.Skip("this machine has no name to compare a lock's with")
@@ -193,9 +193,13 @@ func TestALockIsTheDeadsOnlyWhenItsProcessIsOfThisMachineAndNoLongerRuns(t *test
 						put(fmt.Sprintf(".pulumi/locks/organization/p/%s/%d.json", stack, j), l)
 					}
 					s := b.stackOf("p", stack, nil)
-					got, err := s.DeadHolder(context.Background())
+					got, err := s.RemoveDeadLocks(context.Background())
 					if err != nil || got != row.want {
-						t.Errorf("DeadHolder = %q, %v; want %q", got, err, row.want)
+						t.Errorf("RemoveDeadLocks = %q, %v; want %q", got, err, row.want)
+					}
+					locked, _, err := s.Locked(context.Background())
+					if want := row.want == "" && len(row.locks) > 0; err != nil || locked != want {
+						t.Errorf("the stack is locked: %v (%v), want %v", locked, err, want)
 					}
 				})
 			}

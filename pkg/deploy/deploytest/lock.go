@@ -65,22 +65,22 @@ func (h *handle) Locked(context.Context) (locked, known bool, err error) {
 	return h.s.deadLock != "", h.s.deadLock != "", nil
 }
 
-// DeadHolder names the dead process whose lock the stack holds (LeaveDeadLock).
-func (h *handle) DeadHolder(context.Context) (string, error) {
-	h.s.b.mu.Lock()
-	defer h.s.b.mu.Unlock()
-	return h.s.deadLock, nil
-}
-
-// Cancel removes the lock a dead process left, recorded as the call "cancel".
-func (h *handle) Cancel(context.Context) error {
+// RemoveDeadLocks removes the lock a dead process left (LeaveDeadLock), recorded as the call
+// "unlock", and names its process.
+func (h *handle) RemoveDeadLocks(context.Context) (string, error) {
 	b := h.s.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.calls = append(b.calls, "cancel "+h.key())
-	h.s.deadLock = ""
-	return nil
+	holder := h.s.deadLock
+	if holder != "" {
+		b.calls = append(b.calls, "unlock "+h.key())
+		h.s.deadLock = ""
+	}
+	return holder, nil
 }
+
+// Cancel has no lock of its own to remove: the fake's calls hold none.
+func (h *handle) Cancel(context.Context) error { return nil }
 
 // CancelCommand is the Pulumi CLI's command that removes the stack's lock.
 func (h *handle) CancelCommand() string { return "`pulumi cancel --stack " + h.Name() + " --yes`" }

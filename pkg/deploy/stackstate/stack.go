@@ -102,11 +102,11 @@ type Stack interface {
 	Cancel(ctx context.Context) error
 	// CancelCommand is the command that removes the stack's lock, in backticks, for people.
 	CancelCommand() string
-	// DeadHolder names the processes that took the stack's Pulumi locks when every one is a
-	// process of this machine that no longer runs (a killed up's), "" when the stack holds no
-	// lock or any lock's process may still run (another machine's, a running one) or the
-	// backend's locks are out of reach.
-	DeadHolder(ctx context.Context) (string, error)
+	// RemoveDeadLocks removes the stack's Pulumi locks when every one was taken by a process of
+	// this machine that no longer runs (a killed up's), and names those processes; it removes
+	// nothing and says "" when the stack holds no lock, when any lock's process may still run
+	// (another machine's, a running one), or when the backend's locks are out of reach.
+	RemoveDeadLocks(ctx context.Context) (string, error)
 	// Close lets go of what opening the stack made (the Automation API's workspace folder, which
 	// holds the stack's encryption salt): every operation closes the stacks it opens, however it
 	// ends. The stack is not to be used afterwards.
