@@ -225,7 +225,7 @@ func refreshRun(opts *refreshOptions) error {
 		}
 	}
 	refresh := deploy.RefreshOptions{ImportPendingCreates: opts.imports, ClearPendingCreates: opts.clearPending}
-	return f.runDeploy(o, runOp{step: pipeline.Refresh(refresh), pace: queue.RefreshingAlone})
+	return f.runDeploy(o, runOp{step: pipeline.Refresh(refresh), pace: queue.RefreshingByID})
 }
 
 type driftOptions struct {

@@ -71,7 +71,7 @@ type Cost struct {
 	Adopt Estimate
 	// Refresh estimates one drift (a refreshing preview) or one refresh; its Lists is the
 	// drift's look-up by name, which a refresh, running no program, does not make
-	// (queue.RefreshingAlone).
+	// (queue.RefreshingByID).
 	Refresh Estimate
 	// List estimates the run's one list of the account's clusters: made at the first look-up by
 	// name of any of the run's stacks, then shared by every later one until a stack creates

@@ -1,6 +1,7 @@
 // Command testtimes reads `go test -json` on stdin and writes what a person reads of a long test
-// run: each package's result line, the whole output of every test that failed (and of a package
-// that failed to build or run), and at the end the slowest top-level tests with their times. It
+// run: each package's result line, the output of every test that failed (its first MiB, and of a
+// package that failed to build or run), and at the end the slowest top-level tests with their
+// times. It
 // exits 1 when anything failed or no package passed, so that a Makefile line piping go test into
 // it fails as go test would.
 //
@@ -28,6 +29,9 @@ type event struct {
 	Elapsed float64
 	Output  string
 }
+
+// cutNote ends a test's output kept to its limit (run.maxBytes): what followed is not written.
+const cutNote = "[the rest of this output is cut: more than 1 MiB]\n"
 
 // run is what the events said: the output kept for a failure, the top-level tests' times.
 type run struct {
@@ -74,14 +78,23 @@ func (r *run) read(in io.Reader) error {
 func (r *run) take(e event) {
 	key := e.Package + " " + e.Test
 	switch e.Action {
-	case "output", "build-output":
+	case "build-output":
+		// A build's errors (Go 1.24 and later: keyed by ImportPath, not Package) are short and
+		// are why its package fails: written as they come.
+		fmt.Fprint(r.out, e.Output)
+	case "build-fail":
+		r.failed = true
+	case "output":
 		b := r.output[key]
 		if b == nil {
 			b = &strings.Builder{}
 			r.output[key] = b
 		}
-		if b.Len() < r.maxBytes {
+		switch {
+		case b.Len() < r.maxBytes:
 			b.WriteString(e.Output)
+		case !strings.HasSuffix(b.String(), cutNote):
+			b.WriteString(cutNote)
 		}
 	case "pass", "fail", "skip":
 		if e.Test == "" {

@@ -12,6 +12,8 @@ func TestWhatARunSaysOfItsTests(t *testing.T) {
 		failed  bool
 		says    []string
 		saysNot []string
+		// maxBytes is the output kept of a test, 1 MiB when 0.
+		maxBytes int
 	}{
 		{name: "passing tests are one line a package and their times at the end", events: []string{
 			`{"Action":"run","Package":"p","Test":"TestA"}`,
@@ -32,6 +34,21 @@ func TestWhatARunSaysOfItsTests(t *testing.T) {
 			`{"Action":"output","Package":"p","Output":"panic: test timed out after 75m0s\n"}`,
 			`{"Action":"fail","Package":"p","Elapsed":4500}`,
 		}, failed: true, says: []string{"--- unfinished: TestSlow\nwaiting for the cloud", "panic: test timed out"}},
+		{name: "a build's errors are written and fail the run", events: []string{
+			`{"ImportPath":"p [p.test]","Action":"build-output","Output":"# p [p.test]\n"}`,
+			`{"ImportPath":"p [p.test]","Action":"build-output","Output":"./x_test.go:3:1: undefined: y\n"}`,
+			`{"ImportPath":"p [p.test]","Action":"build-fail"}`,
+			`{"Action":"start","Package":"p"}`,
+			`{"Action":"output","Package":"p","Output":"FAIL\tp [build failed]\n"}`,
+			`{"Action":"fail","Package":"p","Elapsed":0,"FailedBuild":"p [p.test]"}`,
+		}, failed: true, says: []string{"./x_test.go:3:1: undefined: y", "FAIL\tp [build failed]"}},
+		{name: "a test's output past its limit is cut, saying so", events: []string{
+			`{"Action":"output","Package":"p","Test":"TestLoud","Output":"0123456789\n"}`,
+			`{"Action":"output","Package":"p","Test":"TestLoud","Output":"0123456789\n"}`,
+			`{"Action":"output","Package":"p","Test":"TestLoud","Output":"the end\n"}`,
+			`{"Action":"fail","Package":"p","Test":"TestLoud","Elapsed":1}`,
+			`{"Action":"fail","Package":"p","Elapsed":1}`,
+		}, failed: true, says: []string{"0123456789\n" + cutNote}, saysNot: []string{"the end"}, maxBytes: 11},
 		{name: "a build error outside the stream fails the run", events: []string{
 			`# p`, `./x.go:3:1: syntax error`,
 		}, failed: true, says: []string{"./x.go:3:1: syntax error"}},
@@ -40,6 +57,9 @@ func TestWhatARunSaysOfItsTests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out strings.Builder
 			r := &run{out: &out, output: map[string]*strings.Builder{}, times: map[string]float64{}, maxBytes: 1 << 20}
+			if tt.maxBytes > 0 {
+				r.maxBytes = tt.maxBytes
+			}
 			if err := r.read(strings.NewReader(strings.Join(tt.events, "\n") + "\n")); err != nil {
 				t.Fatal(err)
 			}

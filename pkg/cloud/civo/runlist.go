@@ -10,7 +10,7 @@ import (
 // RunClusters are region's clusters of the account of token at base, from the list of the run
 // ctx carries (runlist.Listed): list makes it on the run's first need, and every later look-up
 // of the run in that region shares it. ok is false when ctx carries no run, and the caller lists
-// as it always did.
+// the region itself.
 func RunClusters(ctx context.Context, base, token, region string, list func(context.Context) ([]Cluster, error)) (clusters []Cluster, ok bool, err error) {
 	if base == "" {
 		base = Env.API

@@ -10,7 +10,7 @@ import (
 // RunClusters are the clusters, with their pools, of the account of token at base, from the
 // list of the run ctx carries (runlist.Listed): list makes it on the run's first need, and every
 // later look-up of the run in that account shares it. ok is false when ctx carries no run, and
-// the caller lists as it always did.
+// the caller lists the account itself.
 func RunClusters(ctx context.Context, base, token string, list func(context.Context) ([]Cluster, error)) (clusters []Cluster, ok bool, err error) {
 	if base == "" {
 		base = Env.API

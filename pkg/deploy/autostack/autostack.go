@@ -74,8 +74,8 @@ type Backend struct {
 	tableMu   sync.Mutex
 	tableMade bool
 
-	// kept are the states the fleet scan parsed for stacks it leaves to run (Records.Keep).
-	kept stackstate.Kept
+	// parsed are the states the fleet scan parsed for stacks it leaves to run (Records.Keep).
+	parsed stackstate.ParsedStates
 }
 
 var _ stackstate.Backend = (*Backend)(nil)
@@ -255,7 +255,7 @@ func (b *Backend) env() map[string]string {
 // fleet scan kept for it (Records.Keep), if it kept one.
 func (b *Backend) stackOf(project, stack string, program pulumi.RunFunc) *stackOf {
 	s := &stackOf{backend: b, project: project, stack: stack, program: program}
-	s.read.sum, s.read.state, s.read.parsed = b.kept.Take(project + "/" + stack)
+	s.read.sum, s.read.state, s.read.parsed = b.parsed.Take(project + "/" + stack)
 	return s
 }
 

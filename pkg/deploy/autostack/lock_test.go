@@ -2,7 +2,9 @@ package autostack
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,5 +79,62 @@ func TestAPostgreSQLBackendsStackIsLockedWhileALockRowIsThere(t *testing.T) {
 	gone := &stackOf{backend: &Backend{url: strings.Replace(url, "/locks", "/gone", 1)}, project: "p", stack: "s"}
 	if _, known, err := gone.Locked(context.Background()); known || err == nil {
 		t.Errorf("a database that is not there: known %t, %v; want unknown and the error", known, err)
+	}
+}
+
+// The locks of a stack are removed as a killed process's only when every one says it was taken
+// by a process of this machine that no longer runs: a lock of another machine, of a process still
+// running, or one that does not say, may still hold something back, and every lock stays.
+//
+// Promise: dead-lock-removed-by-the-next-run
+func TestALockIsRemovedOnlyWhenItsProcessIsOfThisMachineAndNoLongerRuns(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip("this machine has no name to compare a lock's with")
+	}
+	// gone is the id of a process that ran and ended.
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := ended.ProcessState.Pid()
+	lock := func(pid int, hostname string) string {
+		return fmt.Sprintf(`{"pid":%d,"username":"u","hostname":%q,"timestamp":"2026-11-30T08:00:00Z"}`, pid, hostname)
+	}
+	rows := []struct {
+		name  string
+		locks []string
+		want  string
+	}{
+		{name: "no lock", want: ""},
+		{name: "the lock of a process of this machine that ended", locks: []string{lock(gone, host)},
+			want: fmt.Sprintf("process %d of %s", gone, host)},
+		{name: "the lock of a process still running", locks: []string{lock(os.Getpid(), host)}},
+		{name: "the lock of another machine's process", locks: []string{lock(gone, host+"-other")}},
+		{name: "a dead process's lock beside a running one's", locks: []string{lock(gone, host), lock(os.Getpid(), host)}},
+		{name: "a lock that does not say whose it is", locks: []string{`{}`}},
+	}
+	for _, tt := range stateBackends() {
+		t.Run(tt.name, func(t *testing.T) {
+			b, put := tt.backend(t)
+			put(".pulumi/meta.yaml", meta)
+			for i, row := range rows {
+				t.Run(row.name, func(t *testing.T) {
+					stack := fmt.Sprintf("locked%d", i)
+					for j, l := range row.locks {
+						put(fmt.Sprintf(".pulumi/locks/organization/p/%s/%d.json", stack, j), l)
+					}
+					s := b.stackOf("p", stack, nil)
+					got, err := s.RemoveDeadLocks(context.Background())
+					if err != nil || got != row.want {
+						t.Errorf("RemoveDeadLocks = %q, %v; want %q", got, err, row.want)
+					}
+					locked, _, err := s.Locked(context.Background())
+					if want := row.want == "" && len(row.locks) > 0; err != nil || locked != want {
+						t.Errorf("the stack is locked: %v (%v), want %v", locked, err, want)
+					}
+				})
+			}
+		})
 	}
 }

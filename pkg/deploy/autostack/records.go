@@ -84,7 +84,7 @@ func (b *Backend) Records(ctx context.Context, project, stack string) (stackstat
 	if err == nil && rec.Deployment != nil && len(rec.State.Deployment) != 0 && string(rec.State.Deployment) != "null" {
 		// As readState would parse it: a checkpoint with a deployment, read in one pass.
 		st := stackstate.State{Raw: rec.State, Deployment: *rec.Deployment}
-		rec.Keep = func() { b.kept.Keep(project+"/"+stack, sumOf(data), st) }
+		rec.Keep = func() { b.parsed.Keep(project+"/"+stack, sumOf(data), st) }
 	}
 	if err != nil && !errors.Is(err, stackstate.ErrNotDeployed) && !errors.Is(err, stackstate.ErrRecordsUnread) {
 		// What cannot be read here (a database out of reach, a wrong password) the CLI's way reads
@@ -133,8 +133,8 @@ type stateRead struct {
 var storedSeed = maphash.MakeSeed()
 
 // sumOf is the digest of a stack's stored state, which tells whether the bytes read now are
-// those parsed before without keeping them: a checkpoint is tens of kilobytes, its digest eight
-// bytes.
+// those a kept parse was made from: a parse kept by the fleet scan (Records.Keep) comes with its
+// digest alone.
 func sumOf(data []byte) uint64 { return maphash.Bytes(storedSeed, data) }
 
 // readState reads stack <project>/<stack>'s state from the backend's storage as `pulumi stack

@@ -14,6 +14,7 @@ import (
 	"github.com/digitalocean/godo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
@@ -455,5 +456,44 @@ func TestTheClustersNoStackHoldsLeaveOutThoseOfStacksTheScanCouldNotJudge(t *tes
 	}
 	if len(unheld) != 1 || unheld[0] != strangerID {
 		t.Errorf("clusters no stack holds: %v, want only %s (made by hand), not %s (its stack not judged)", unheld, strangerID, otherID)
+	}
+}
+
+// A stack holds its cluster: a cluster stack's by its cluster's id, a pool stack's by the
+// clusterId its pool records; a resource pending deletion is held no more.
+func TestTheClustersAStackHoldsAreItsClustersOrItsPoolsCluster(t *testing.T) {
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesNodePool")
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "digitaloceankubernetesnodepool", "minimal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := k.NewStackInput()
+	if err := stackinput.Parse(data, "pool.yaml", in); err != nil {
+		t.Fatal(err)
+	}
+	pool := deploytarget.NewTarget("pool.yaml", k, in, "")
+	cluster := minimalCluster(t, "dev-fra1")
+	state := func(resources ...apitype.ResourceV3) stackstate.State {
+		return stackstate.State{Deployment: apitype.DeploymentV3{Resources: resources}}
+	}
+	clusterType, poolType := deploytarget.GuardedType(cluster.Effects), deploytarget.GuardedType(pool.Effects)
+	tests := []struct {
+		name   string
+		target deploytarget.Target
+		state  stackstate.State
+		want   []string
+	}{
+		{"a cluster stack holds its cluster", cluster, state(apitype.ResourceV3{Type: tokens.Type(clusterType), ID: "c-1"}), []string{"c-1"}},
+		{"a pool stack holds its pool's cluster", pool,
+			state(apitype.ResourceV3{Type: tokens.Type(poolType), ID: "p-1", Outputs: map[string]any{"clusterId": "c-2"}}), []string{"c-2"}},
+		{"a cluster pending deletion is held no more", cluster, state(apitype.ResourceV3{Type: tokens.Type(clusterType), ID: "c-1", Delete: true}), nil},
+		{"a stack of nothing holds nothing", pool, state(), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := clustersHeld(tt.target, tt.state); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("clustersHeld = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -219,7 +219,7 @@ func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *test
 			var said []string
 			pace := queue.Refreshing
 			if tt.op.Operation() == operation.Refresh {
-				pace = queue.RefreshingAlone
+				pace = queue.RefreshingByID
 			}
 			r := Request{Op: tt.op, Pace: pace, Say: func(line string) { said = append(said, line) }}
 			r.pacer(clusters, tt.scanned, tt.kept, nil, tt.lists)

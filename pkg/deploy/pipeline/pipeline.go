@@ -248,7 +248,8 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 		scanned = r.scanFleet(ctx, b, keptOf(sorted, kept))
 		if engineRuns(scanned) {
 			// The scan's lists of the cloud's clusters and the stacks' records it read are
-			// garbage now, but the process keeps the memory they took (a few hundred MB at
+			// garbage now (but the parses it kept for the stacks it leaves to run, at most
+			// stackstate.ParsedStatesMax), yet the process keeps the memory they took (a few hundred MB at
 			// 10,000 stacks) until the Go runtime gives it back bit by bit. The engines and
 			// plugins about to start need it more: give it back at once.
 			debug.FreeOSMemory()

@@ -27,9 +27,9 @@ type Requests func(c *kinds.Cost) kinds.Estimate
 // runs the stack's program and so its look-up by name; a refresh, which reads each resource by
 // its id and runs no program, so that no stack of it looks itself up in a list of the account.
 var (
-	Adopting        Requests = func(c *kinds.Cost) kinds.Estimate { return c.Adopt }
-	Refreshing      Requests = func(c *kinds.Cost) kinds.Estimate { return c.Refresh }
-	RefreshingAlone Requests = func(c *kinds.Cost) kinds.Estimate {
+	Adopting       Requests = func(c *kinds.Cost) kinds.Estimate { return c.Adopt }
+	Refreshing     Requests = func(c *kinds.Cost) kinds.Estimate { return c.Refresh }
+	RefreshingByID Requests = func(c *kinds.Cost) kinds.Estimate {
 		e := c.Refresh
 		e.Lists = false
 		return e
