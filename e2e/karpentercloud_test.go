@@ -169,6 +169,9 @@ type karpenterCloud struct {
 	reset func()
 	// onWrite runs f, under the cloud's lock, on each such request once answered.
 	onWrite func(f func(fakecloud.Request))
+	// operator, when set, is what runs the provider's operator in place of the test's own build
+	// (a script that runs its image in a container).
+	operator string
 }
 
 // poolWrite tells whether r created, resized or deleted a pool or one of its nodes.
@@ -309,7 +312,10 @@ func civoForKarpenter(t *testing.T, k *kube) *karpenterCloud {
 // running against the cloud. It returns the operator and the env it was started with.
 func karpenterOn(t *testing.T, k *kube, c *karpenterCloud) (*operator, []string) {
 	t.Helper()
-	binary := karpenterProvider(t)
+	binary := c.operator
+	if binary == "" {
+		binary = karpenterProvider(t)
+	}
 	k.installCRDs(append(karpenterCoreCRDs(t), karpenterNodeClassCRDs(t)...))
 	spec := map[string]any{"cluster": map[string]any{"id": c.clusterID}}
 	if c.sizes != nil { // else the NodeClass's default: every size

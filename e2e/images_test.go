@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 )
@@ -46,6 +48,62 @@ func TestServesImageUnderARealContainerRuntimeDeploysAndHandsAJobStoppedMidCreat
 			continue
 		}
 		resp.Body.Close()
+	}
+}
+
+// The Karpenter provider's image, run by podman with runc from its layout on the host's network,
+// with the control plane's kubeconfig mounted read-only: pending pods get nodes of the loopback
+// DigitalOcean's pools, each NodeClaim naming its node, as the provider's own build gives them.
+//
+// Promise: image-runs-under-a-container-runtime
+func TestTheKarpenterImageUnderARealContainerRuntimeProvisionsNodeClaims(t *testing.T) {
+	t.Parallel()
+	layout, tag := imageLayout(t, "karpenter-clusterplane")
+	k := newKubeCluster(t)
+	c := doForKarpenter(t, k)
+	var prefix string
+	c.operator, prefix = podmanOperator(t, k.dir, layout, tag)
+	karpenterOn(t, k, c)
+	cs := k.clientset()
+	pendingPods(t, cs, "shop", 3, "1", "1Gi")
+	waitFor(t, 5*time.Minute, "3 pods running", func() bool { return runningPods(t, cs, "shop") == 3 })
+	claims := k.nodeClaims()
+	waitFor(t, time.Minute, "the pools holding exactly the NodeClaims' nodes", func() bool {
+		_, ids := c.karpenterPools()
+		return len(claims) > 0 && slices.Equal(ids, claimedProviderIDs(k.nodeClaims()))
+	})
+	out, err := exec.Command("podman", "ps", "-q", "--filter", "name="+prefix).Output()
+	if running := strings.Fields(string(out)); err != nil || len(running) != 1 {
+		t.Errorf("podman runs %d containers of the test's (%v), want the operator's 1", len(running), err)
+	}
+}
+
+// podmanOperator writes a script that runs the Karpenter provider's image as startOperator runs
+// its binary: with the environment startOperator gives (the image's own PATH, HOME and /tmp
+// kept), and the kubeconfig it names mounted read-only, a copy the image's user may read. The
+// container is removed when the test ends.
+func podmanOperator(t *testing.T, dir, layout, tag string) (script, prefix string) {
+	t.Helper()
+	prefix = fmt.Sprintf("clusterplane-e2e-%d-%d", os.Getpid(), containers.Add(1))
+	script = filepath.Join(dir, "podman-operator.sh")
+	text := "#!/bin/sh\nset -e\ncp \"$KUBECONFIG\" \"$KUBECONFIG.image\"\nchmod 0644 \"$KUBECONFIG.image\"\n" +
+		"exec podman --runtime runc run --rm --name " + prefix + "-$$ --network host \\\n" +
+		"  --ulimit nofile=4096:4096 --ulimit nproc=4096:4096 --env-host \\\n" +
+		"  --env PATH=/usr/local/bin --env HOME=/home/clusterplane --env TMPDIR=/tmp --env KUBECONFIG=/etc/kubeconfig \\\n" +
+		"  -v \"$KUBECONFIG.image:/etc/kubeconfig:ro\" 'oci:" + layout + ":" + tag + "' \"$@\"\n"
+	if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { removeContainers(prefix) })
+	return script, prefix
+}
+
+// removeContainers removes every container whose name starts with prefix, whatever became of
+// the podman that ran it.
+func removeContainers(prefix string) {
+	out, _ := exec.Command("podman", "ps", "-a", "-q", "--filter", "name="+prefix).Output()
+	for _, id := range strings.Fields(string(out)) {
+		_ = exec.Command("podman", "rm", "-f", "-t", "0", id).Run()
 	}
 }
 
@@ -111,11 +169,6 @@ func podmanRunner(t *testing.T, e *env, layout, tag, backend string) (script, pr
 	if err := os.WriteFile(script, []byte(text.String()), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		out, _ := exec.Command("podman", "ps", "-a", "-q", "--filter", "name="+prefix).Output()
-		for _, id := range strings.Fields(string(out)) {
-			_ = exec.Command("podman", "rm", "-f", "-t", "0", id).Run()
-		}
-	})
+	t.Cleanup(func() { removeContainers(prefix) })
 	return script, prefix
 }
