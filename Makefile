@@ -270,8 +270,8 @@ kube:
 # temporary Pulumi home and file backend; and the operator export created on a real API server.
 # Then what package autostack reads of a stack without the CLI, against what the real CLI says.
 # The files tagged e2e are vetted here, with every analyzer: `go vet ./...` leaves them out. The
-# suite's stream goes through tools/testtimes: a line a package, a failed test's whole output, and
-# the slowest tests with their times at the end.
+# suite's stream goes through tools/testtimes: a line a package, the first MiB of a failed
+# test's output, and the slowest tests with their times at the end.
 e2e: engine kube
 	go vet -tags e2e ./e2e/... ./pkg/deploy/autostack/
 	$(GOTEST) -json -tags e2e -count=1 -parallel 8 -timeout 75m ./e2e/... | go run ./tools/testtimes

@@ -28,7 +28,7 @@ func (s *stackOf) Locked(ctx context.Context) (locked, known bool, err error) {
 	if err != nil {
 		return false, false, errors.Wrap(err, "read the stack's locks")
 	}
-	names, err := store.list(ctx, path.Join(".pulumi", "locks", "organization", s.project, s.stack))
+	names, err := store.list(ctx, s.lockDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, true, nil
 	}
@@ -41,6 +41,12 @@ func (s *stackOf) Locked(ctx context.Context) (locked, known bool, err error) {
 		}
 	}
 	return false, true, nil
+}
+
+// lockDir is the folder of the stack's Pulumi locks in the backend's store (Locked says where the
+// CLI keeps them).
+func (s *stackOf) lockDir() string {
+	return path.Join(".pulumi", "locks", "organization", s.project, s.stack)
 }
 
 // lockHolder is what the CLI writes into a lock: the process that took it and its machine
@@ -61,7 +67,7 @@ func (s *stackOf) RemoveDeadLocks(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", nil // out of reach: the engine's own refusal names the lock
 	}
-	dir := path.Join(".pulumi", "locks", "organization", s.project, s.stack)
+	dir := s.lockDir()
 	names, err := store.list(ctx, dir)
 	if err != nil {
 		return "", nil
