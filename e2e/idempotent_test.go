@@ -5,10 +5,14 @@ package e2e_test
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/civo/civogo"
+	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/digitalocean/godo"
 )
@@ -51,39 +55,66 @@ func (s stackJSON) ids() []string {
 	return out
 }
 
-func TestACreateTheCloudCarriedOutButAnswered500ForNamesWhatItLeftAndIsNeverMadeAgain(t *testing.T) {
+// Promise: up-takes-back-what-its-create-left
+func TestACreateTheCloudCarriedOutButAnswered500IsTakenBackByTheSameUpAndNeverMadeAgain(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	manifest := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
 	// Every POST of a cluster is carried out, then answered 500. The plugin's client would ask
-	// again and make one more each time; clusterplane runs it with its retries off and, seeing the
-	// cluster left, does not run the up again.
+	// again and make one more each time; clusterplane runs it with its retries off and, finding
+	// the one it left carrying the stack's mark, takes it into the stack instead.
 	e.do.Inject(fakecloud.Fault{Method: http.MethodPost, Path: "/v2/kubernetes/clusters", Status: http.StatusInternalServerError,
 		Commit: true, Times: 50})
 	code, st, r := e.upReport(manifest)
 	made := e.do.Clusters()
-	if code != 1 || st.Outcome != "failed" || len(made) != 1 || len(st.Unmanaged) != 1 {
-		t.Fatalf("up against a cloud that answers 500 after each create = %d, %s with %v; the cloud holds %d: want failed naming the one made\n%s",
+	if code != 0 || st.Outcome != "done" || len(made) != 1 || len(st.Unmanaged) != 0 {
+		t.Fatalf("up against a cloud that answers 500 after each create = %d, %s with %v; the cloud holds %d: want done, the one made taken back\n%s",
 			code, st.Outcome, st.ids(), len(made), r)
 	}
-	if !strings.Contains(st.Error, made[0].ID) {
-		t.Errorf("the failed up's error does not name cluster %s it left: %s", made[0].ID, st.Error)
+	if !strings.Contains(st.Reason, "took back cluster dev-fra1") || !strings.Contains(st.Reason, made[0].ID) {
+		t.Errorf("the up does not say it took back cluster %s: %s", made[0].ID, st.Reason)
 	}
-	if !strings.Contains(st.Error, "clusterplane adopt "+manifest+" --id") {
-		t.Errorf("the failed up's error does not say how to adopt: %s", st.Error)
+	if !slices.ContainsFunc(made[0].Tags, func(tag string) bool { return strings.HasPrefix(tag, "clusterplane-stack:") }) {
+		t.Errorf("the cluster made carries no stack mark: %v", made[0].Tags)
 	}
-	if s := e.status(manifest); !strings.Contains(message(s, "Ready"), made[0].ID) {
-		t.Errorf("status after the failed create does not name what it left: %+v", s)
+	if s := e.status(manifest); condition(s, "Ready") != "True/Deployed" || condition(s, "Drifted") != "False/InSync" {
+		t.Errorf("status after the taken-back create: %+v, want Ready and in sync", s)
 	}
 
-	// The fault is still there: the next up must not create, and says what to run.
-	code, st, r = e.upReport(manifest)
-	if code != 3 || st.Outcome != "blocked" || !strings.Contains(st.Error, made[0].ID) ||
-		!strings.Contains(st.Error, "clusterplane adopt "+manifest+" --id") {
-		t.Errorf("the next up = %d, %s: want refused (3) naming %s and the adopt command\n%s", code, st.Outcome, made[0].ID, r)
+	// The fault is still there: the next up creates nothing, and the stack keeps its one cluster.
+	if code, st, r = e.upReport(manifest); code != 0 || st.Outcome != "done" {
+		t.Errorf("the next up = %d, %s: want done\n%s", code, st.Outcome, r)
 	}
 	if n := len(e.do.Clusters()); n != 1 {
-		t.Errorf("the cloud holds %d clusters after the refused up, want still 1", n)
+		t.Errorf("the cloud holds %d clusters after the next up, want still 1", n)
+	}
+}
+
+func TestAPoolCreateTheCloudCarriedOutButAnswered500IsTakenBackByTheSameUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	cluster := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/production.yaml"), "  deletionProtection: false\n"))
+	if code, st, r := e.upReport(cluster); code != 0 {
+		t.Fatalf("up of the cluster = %d, %s\n%s", code, st.Outcome, r)
+	}
+	clusterID := e.doCluster("platform-ams3-prod").ID
+	pool := e.write("pool.yaml", example(t, "digitaloceankubernetesnodepool/cluster-by-reference.yaml"))
+	e.do.Inject(fakecloud.Fault{Method: http.MethodPost, Path: "/v2/kubernetes/clusters/" + clusterID + "/node_pools",
+		Status: http.StatusInternalServerError, Commit: true, Times: 50})
+	code, st, r := e.upReport(pool)
+	if code != 0 || st.Outcome != "done" || !strings.Contains(st.Reason, "took back node pool batch") {
+		t.Fatalf("up of the pool against a cloud that answers 500 after each create = %d, %s: want done, the pool taken back\n%s", code, st.Outcome, r)
+	}
+	e.doPool(clusterID, "batch") // fails the test unless the pool is there
+	var batch int
+	for _, p := range e.do.Pools(clusterID) {
+		if p.Name == "batch" {
+			batch++
+		}
+	}
+	if batch != 1 {
+		t.Errorf("the cluster holds %d pools named batch, want 1", batch)
 	}
 }
 
@@ -128,5 +159,68 @@ func TestAClusterMadeOutsideClusterplaneIsNeverCreatedAgainButNamedWithTheAdoptC
 				t.Errorf("the cloud holds %d clusters after the refused up, want %d", n, before)
 			}
 		})
+	}
+}
+
+// Through `clusterplane serve`, a cluster whose create the cloud carried out but answered 500 ends
+// Ready: the worker's up takes back the one its create left, and the cloud holds one.
+// Promise: up-takes-back-what-its-create-left
+func TestAClusterCreateAnswered500ThroughTheAPIEndsReadyWithOneCluster(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.serveAPI(pgtest.Start(t).Database("serve"))
+	e.do.Inject(fakecloud.Fault{Method: http.MethodPost, Path: "/v2/kubernetes/clusters", Status: http.StatusInternalServerError,
+		Commit: true, Times: 50})
+	code, c := a.call("POST", "/api/v1/clusters", `{"name": "lost-fra1", "spec": {"platform": {"type": "digitalocean",
+		"digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}}}`)
+	if code != 201 {
+		t.Fatalf("create the cluster: %d %v", code, c)
+	}
+	a.waitStatus("/api/v1/clusters/"+c["id"].(string), "True")
+	var named int
+	for _, cl := range e.do.Clusters() {
+		if cl.Name == "lost-fra1" {
+			named++
+		}
+	}
+	if named != 1 {
+		t.Errorf("the cloud holds %d clusters named lost-fra1, want 1", named)
+	}
+}
+
+// A cluster carrying a stack's mark that the stack does not record (here its record is lost: the
+// stack's checkpoint removed from the backend) is named by drift, exit 3, with the command that
+// adopts it; a cluster of another name made in the console, unmarked, is not taken for one.
+// Promise: drift-names-unrecorded-marked-clusters
+func TestDriftNamesAClusterCarryingTheStacksMarkThatTheStackDoesNotRecord(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	manifest := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
+	if code, st, r := e.upReport(manifest); code != 0 {
+		t.Fatalf("up = %d, %s\n%s", code, st.Outcome, r)
+	}
+	made := e.doCluster("dev-fra1").ID
+	byHand := e.do.SeedCluster(godo.KubernetesCluster{Name: "made-by-hand", RegionSlug: "fra1",
+		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 1}}})
+	stacks := filepath.Join(e.dir, "state", ".pulumi", "stacks", "digitaloceankubernetescluster")
+	entries, err := os.ReadDir(stacks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, entry := range entries {
+		if strings.HasPrefix(entry.Name(), "dev-fra1.json") {
+			if err := os.Remove(filepath.Join(stacks, entry.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	code, st, r := e.report("drift", manifest)
+	if code != 3 || st.Outcome != "drifted" || !slices.Equal(st.ids(), []string{made}) ||
+		!strings.Contains(st.Error+st.Reason, "clusterplane adopt "+manifest+" --id "+made) {
+		t.Errorf("drift of the stack whose record is lost = %d, %s naming %v: want drifted (3) naming %s alone and its adopt command\n%s",
+			code, st.Outcome, st.ids(), made, r)
+	}
+	if strings.Contains(st.Reason, byHand) {
+		t.Errorf("drift names the unmarked cluster %s as the stack's:\n%s", byHand, r)
 	}
 }

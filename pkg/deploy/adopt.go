@@ -32,11 +32,9 @@ type AdoptOptions struct {
 // removed when Adopt made it). With Exact every difference blocks.
 func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, opts AdoptOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
-	table := t.Effects
-	if table == nil {
+	if t.Effects == nil {
 		return failed(errors.Errorf("no effects are known for kind %q", t.Name))
 	}
-	typ := deploytarget.GuardedType(table)
 	// Held to the end, as up holds it: another command on the stack meanwhile would write the
 	// state this import writes.
 	unlock, _, err := d.stacks().lockStack(ctx, t)
@@ -48,6 +46,26 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
+	return newAdopting(d).adopt(ctx, t, id, opts)
+}
+
+// adopting is how Adopt, and an up taking back what its own create left (createguard), import a
+// cluster or node pool into a stack whose lock the caller holds. It holds the stacks and the
+// progress writer of the engine's run.
+type adopting struct {
+	stacks   stacks
+	progress progressTo
+}
+
+// newAdopting is the deployer's adopting step.
+func newAdopting(d *Deployer) adopting {
+	return adopting{stacks: d.stacks(), progress: d.Progress}
+}
+
+// adopt is Adopt once the stack's lock is held and the cloud's pace kept.
+func (d adopting) adopt(ctx context.Context, t deploytarget.Target, id string, opts AdoptOptions) (out outcome.Outcome) {
+	table := t.Effects
+	typ := deploytarget.GuardedType(table)
 	readied, err := readyImport(ctx, t, id)
 	if err != nil {
 		return failed(err)
@@ -57,7 +75,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		defer func() { out.AddToReason("; ", readied.Said); out.Readied = readied }()
 	}
 	// The program runs to import: a module takes the cluster as the cloud holds it.
-	s, created, err := d.stacks().openOrCreate(ctx, t.WithImporting())
+	s, created, err := d.stacks.openOrCreate(ctx, t.WithImporting())
 	if err != nil {
 		return failed(err)
 	}
@@ -87,7 +105,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 		ignore = append(ignore, dis.Property)
 	}
 	// The history says the update was an adoption, so that status says so too (lastSucceeded).
-	upOpts := stackstate.Options{Progress: progressTo(d.Progress).of(t), Transform: importing(ignore), Message: adoptedMessage}
+	upOpts := stackstate.Options{Progress: d.progress.of(t), Transform: importing(ignore), Message: adoptedMessage}
 	if len(ignore) > 0 {
 		// The history says so, and which fields: the manifest is recorded as deployed, yet the
 		// resource differs from it, so the fleet scan must not take the stack for unchanged until
@@ -157,9 +175,9 @@ func readyImport(ctx context.Context, t deploytarget.Target, id string) (*kinds.
 // engine then says the refusal as an unhandled error of the program, with its Diagnostics, which
 // adopt says itself, in its words, as a disagreement. An import's preview reads one resource: holding its
 // progress for that long hides nothing a user waits on.
-func (d *Deployer) previewImport(ctx context.Context, t deploytarget.Target, s stackstate.Stack,
+func (d adopting) previewImport(ctx context.Context, t deploytarget.Target, s stackstate.Stack,
 	transform pulumi.ResourceTransform) (stackstate.Result, error) {
-	w := progressTo(d.Progress).of(t)
+	w := d.progress.of(t)
 	if w == nil {
 		return s.Preview(ctx, stackstate.Options{Transform: transform})
 	}

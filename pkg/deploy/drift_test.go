@@ -29,8 +29,10 @@ func TestDriftShowsTheTagsTheCloudHasNotTheInputsPulumiDerivesFromThem(t *testin
 	mustUp(ctx, t, d, c)
 	// A tag added in the console: the refreshed outputs hold all three, the refreshed inputs, as a
 	// bridged provider derives them from what it last sent, only some.
-	cloud := []any{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev-fra1", "hand-edited"}
-	b.EditRefreshed(c.Key(), clusterType, "dev-fra1", "tags", []any{"hand-edited", "resource-kind:DigitalOceanKubernetesCluster"}, cloud)
+	// The stack's mark (stackmark) stays on the cluster, as the console leaves it.
+	mark := c.MarkedIn(b).Mark().Tag()
+	cloud := []any{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev-fra1", "hand-edited", mark}
+	b.EditRefreshed(c.Key(), clusterType, "dev-fra1", "tags", []any{"hand-edited", "resource-kind:DigitalOceanKubernetesCluster", mark}, cloud)
 	// The tags clusterplane derives from the manifest's metadata are its own, never the user's:
 	// drift shows the user's part of the cloud's list.
 	o := d.Drift(ctx, c)

@@ -32,7 +32,12 @@ type driftFound struct {
 func (d *Deployer) findDrift(ctx context.Context, t deploytarget.Target, s stackstate.Stack, asDeployed *deploytarget.Target,
 	outputs map[string]stackstate.Output, since fielddrift.Since, op string, progress io.Writer, refresh bool) (driftFound, error) {
 	var f driftFound
-	*asDeployed = deploytarget.AsDeployed(t, outputs)
+	*asDeployed = deploytarget.AsDeployed(t.MarkedIn(d.Backend), outputs)
+	if st, err := s.State(ctx); err != nil || !st.Tagged(asDeployed.Mark().Tag()) {
+		// Deployed before its stack's mark was: the mark the next up adds is no change of the
+		// cloud's.
+		*asDeployed = asDeployed.Unmarked()
+	}
 	preview := func() (err error) {
 		f.res, err = s.Preview(ctx, stackstate.Options{Progress: progress, Refresh: refresh})
 		return err

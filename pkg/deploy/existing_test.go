@@ -14,6 +14,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/createguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
@@ -61,7 +62,7 @@ func TestUpRefusesToCreateAClusterTheCloudHoldsUnderItsNameNamingItsIdsAndTheAdo
 		{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "id-2"}}}
 	c.Lookup = fake.lookup("")
 	o := d.Up(ctx, c, deploy.UpOptions{Yes: true})
-	var existing *deploy.ExistingError
+	var existing *createguard.ExistingError
 	if o.Status != outcome.Blocked || !errors.As(o.Err, &existing) || len(o.Unmanaged) != 2 {
 		t.Fatalf("up with two clusters of the name in the cloud: %s %v %v, want blocked naming both", o.Status, o.Err, o.Unmanaged)
 	}
@@ -227,7 +228,7 @@ func TestPreviewOfARenamedManifestDoesNotLookForTheCloudsOwn(t *testing.T) {
 	fake := &cloud{live: []kinds.Live{{Type: "cluster", Name: "platform-prod", ID: "platform-id"}}}
 	renamed.Lookup = fake.lookup("")
 	o := d.Preview(ctx, renamed, deploy.PreviewOptions{})
-	var existing *deploy.ExistingError
+	var existing *createguard.ExistingError
 	if errors.As(o.Err, &existing) || fake.asked != 0 {
 		t.Errorf("preview of the renamed manifest: %s %v, the cloud asked %d times; want no look-up", o.Status, o.Err, fake.asked)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/replace"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
+	"github.com/clusterplane/clusterplane/pkg/deploy/createguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -21,6 +22,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/pkg/errors"
 )
 
@@ -32,7 +34,7 @@ type previewing struct {
 	stacks   stacks
 	retrier  retrier
 	progress progressTo
-	creating creating
+	creating createguard.Creating
 	reading  reading
 	rotating rotating
 }
@@ -40,7 +42,7 @@ type previewing struct {
 // newPreviewing is the deployer's previewing step.
 func newPreviewing(d *Deployer) previewing {
 	return previewing{stacks: d.stacks(), retrier: d.retrier(), progress: d.Progress,
-		creating: newCreating(d), reading: newReading(readrepair.CloudLists), rotating: newRotating(d)}
+		creating: createguard.New(d.Backend), reading: newReading(readrepair.CloudLists), rotating: newRotating(d)}
 }
 
 // applying is how Up deploys one stack once it holds it open: whether the stack needs the engine
@@ -52,16 +54,17 @@ type applying struct {
 	retrier    retrier
 	pace       *queue.Pacer
 	progress   progressTo
-	creating   creating
+	creating   createguard.Creating
 	reading    reading
 	rotating   rotating
 	recovering recovering
+	adopting   adopting
 }
 
 // newApplying is the deployer's applying step.
 func newApplying(d *Deployer) applying {
-	return applying{stacks: d.stacks(), retrier: d.retrier(), pace: d.Pace, progress: d.Progress, creating: newCreating(d),
-		reading: newReading(readrepair.CloudLists), rotating: newRotating(d), recovering: newRecovering(d)}
+	return applying{stacks: d.stacks(), retrier: d.retrier(), pace: d.Pace, progress: d.Progress, creating: createguard.New(d.Backend),
+		reading: newReading(readrepair.CloudLists), rotating: newRotating(d), recovering: newRecovering(d), adopting: newAdopting(d)}
 }
 
 // Deployer runs the operations on targets through a backend. Each operation returns an Outcome;
@@ -191,7 +194,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 	// name before the engine runs, whose program would read that one as the stack's own.
 	var note string
 	if created {
-		blocked, n, err := d.creating.lookBeforeCreate(ctx, t)
+		blocked, takeBack, n, err := d.creating.LookBeforeFirstCreate(ctx, t)
 		if err != nil || blocked != nil {
 			forget(ctx, s, created)
 			if err != nil {
@@ -199,7 +202,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 			}
 			return *blocked
 		}
-		note = notChecked(n)
+		note = createguard.NotChecked(n) + createguard.WouldTakeBack(takeBack)
 	}
 	var res stackstate.Result
 	err = d.retrier.run(ctx, t, func() (err error) {
@@ -224,7 +227,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 	// would look first is read before a stack made only for this preview goes again.
 	guarded := false
 	if !created {
-		if guarded, err = d.creating.guardsCreate(ctx, t, s, res); err != nil {
+		if guarded, err = d.creating.GuardsCreate(ctx, t, s, res); err != nil {
 			return failed(err)
 		}
 	}
@@ -238,7 +241,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 		return *stop
 	}
 	if o.Status == outcome.Done && guarded {
-		blocked, n, err := d.creating.lookBeforeCreate(ctx, t)
+		blocked, takeBack, n, err := d.creating.LookBeforeFirstCreate(ctx, t)
 		switch {
 		case err != nil:
 			return failed(err)
@@ -246,7 +249,7 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 			blocked.Result = o.Result
 			return *blocked
 		}
-		note = notChecked(n)
+		note = createguard.NotChecked(n) + createguard.WouldTakeBack(takeBack)
 	}
 	if o.Status == outcome.Done {
 		o.Reason += note
@@ -272,12 +275,12 @@ func (d previewing) previewRetarget(ctx context.Context, t deploytarget.Target, 
 	case !renamed:
 		return nil
 	}
-	own, err := ownIDs(ctx, t, s)
+	own, err := createguard.OwnIDs(ctx, t, s)
 	if err != nil {
 		o = failed(err)
 		return &o
 	}
-	if blocked, _, err := d.creating.lookBeforeCreate(ctx, t, own...); err != nil {
+	if blocked, _, err := d.creating.LookBeforeCreate(ctx, t, own...); err != nil {
 		o = failed(err)
 		return &o
 	} else if blocked != nil {
@@ -411,6 +414,8 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
 			"in the same run (up deploys it first)", missing))
 	}
+	// What it creates carries the stack's mark, a rotation's surge pool too.
+	t = t.MarkedIn(d.Backend)
 	// Held to the end: a rotation's steps and the engine's up are one operation on the stack.
 	unlock, locked, err := d.stacks().lockStack(ctx, t)
 	if err != nil {
@@ -490,7 +495,7 @@ func (d applying) retargetLooked(ctx context.Context, t deploytarget.Target, st 
 		return nil
 	}
 	own, _ := st.IDs(deploytarget.GuardedType(t.Effects))
-	blocked, _, err := d.creating.lookBeforeCreate(ctx, t, own...)
+	blocked, _, err := d.creating.LookBeforeCreate(ctx, t, own...)
 	if err != nil {
 		o := failed(err)
 		return &o
@@ -547,10 +552,17 @@ func (d applying) refuseOrRotate(ctx context.Context, t deploytarget.Target, s s
 // upEngine is the engine's part of Up, once the checks of the stack passed: the guard of what
 // the cloud holds under the names it creates, the preview confirmed, and the engine's up.
 func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) outcome.Outcome {
-	guard, blocked := d.creating.guardCreate(ctx, t, s, st)
-	if blocked != nil {
+	guard, blocked, err := d.creating.GuardCreate(ctx, t, s, st)
+	if err != nil || blocked != nil {
 		forget(ctx, s, created)
+		if err != nil {
+			// Not knowing whether the cloud holds one, nothing is created.
+			return failed(err)
+		}
 		return *blocked
+	}
+	if guard.TakeBack != nil {
+		return d.takeBack(ctx, t, s, *guard.TakeBack, opts)
 	}
 	// The cloud is read first (in memory for the question, into the state for the up) unless the
 	// caller trusts the state of an unchanged manifest. A manifest the stack has not deployed yet,
@@ -573,8 +585,9 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 	}
 	var res stackstate.Result
 	var left *outcome.Outcome
+	var takeBack *kinds.Live
 	reads := d.reading.guardReads(t, s, "up", st)
-	err := d.retrier.run(ctx, t, func() (err error) {
+	err = d.retrier.run(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, stackstate.Options{Progress: d.progress.of(t), Refresh: refresh, Message: opts.Message})
 		res.RecordedOnly, res.Refreshed = runreport.RecordedOnly(t, res), refresh
 		if refresh {
@@ -583,18 +596,19 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 		}
 		return err
 	}, func(err error) bool {
-		// Another attempt is made only when this one left nothing: else it would be refused.
+		// Another attempt is made only when this one left nothing: else it would be refused. What
+		// it left of the stack's own is taken back below, and the up made again after it.
 		o := failed(err)
 		o.Result = &res
-		if o = guard.failed(ctx, o); len(o.Unmanaged) > 0 {
+		if o, takeBack = guard.Failed(ctx, o); len(o.Unmanaged) > 0 {
 			left = &o
 		}
-		return left == nil
+		return left == nil && takeBack == nil
 	})
 	if lists := runlist.Of(ctx); lists != nil && res.Creates() {
 		// What this up made is in no list of the account made before it: the run lists again
 		// at its next look-up. A create that failed was forgotten already, by the guard's look
-		// for what it left (createGuard.failed).
+		// for what it left (Guard.Failed).
 		lists.Forget()
 	}
 	if left != nil {
@@ -603,9 +617,42 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 	if err != nil {
 		o := failed(err)
 		o.Result = &res
-		return guard.failed(ctx, o)
+		if takeBack == nil {
+			o, takeBack = guard.Failed(ctx, o)
+		}
+		if takeBack != nil {
+			return d.takeBack(ctx, t, s, *takeBack, opts)
+		}
+		return o
 	}
-	return guard.done(fielddrift.PutBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, false, func() []string { return adopted }))
+	return guard.Done(fielddrift.PutBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, false, func() []string { return adopted }))
+}
+
+// takeBack takes into the stack what its own earlier create made (l, which carries the stack's
+// mark: createguard), as adopt imports, and runs the up again: the engine then finds the cluster
+// (node pool) held and creates none. A create whose answer was lost, or whose read after it
+// failed, so ends with the one the cloud made recorded, and no user runs adopt for it.
+func (d applying) takeBack(ctx context.Context, t deploytarget.Target, s stackstate.Stack, l kinds.Live, opts UpOptions) outcome.Outcome {
+	said := createguard.TakenBack(l)
+	if o := d.adopting.adopt(ctx, t, l.ID, AdoptOptions{}); o.Status != outcome.Done {
+		o.SayReason(outcome.SaysNot, "could not take back "+stackstate.DescribeLive([]kinds.Live{l})+
+			", which an earlier create of this stack made: "+o.Reason, "")
+		o.Unmanaged = append(o.Unmanaged, l)
+		return o
+	}
+	st, err := s.State(ctx)
+	if err != nil {
+		return failed(err)
+	}
+	if _, held := st.IDs(deploytarget.GuardedType(t.Effects)); !held {
+		return failed(errors.Errorf("%s, yet the stack's state does not hold it", said))
+	}
+	out := d.upEngine(ctx, t, s, st, false, opts)
+	if out.Reason != "" {
+		said += "; " + out.Reason
+	}
+	out.SayReason(outcome.SaysNot, said, "")
+	return out
 }
 
 // confirmed stops an up, before the engine changes anything, whose change replaces what the run
@@ -708,6 +755,7 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 // patches) is ignored by the modules and so is no drift.
 func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
+	defer d.withUnrecorded(t, &out)
 	if d.unchanged(t) {
 		return outcome.NotRun(outcome.Unchanged, "no drift: "+d.Scanned[t.Key()].Why)
 	}

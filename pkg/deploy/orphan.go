@@ -7,6 +7,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/createguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
@@ -27,7 +28,7 @@ func (d *Deployer) orphans(ctx context.Context, t deploytarget.Target, st stacks
 		return nil, nil
 	}
 	self := ids[0]
-	kr, err := t.Rotate(ctx, t.Input, self, newCreating(d).resolve)
+	kr, err := t.Rotate(ctx, t.Input, self, createguard.New(d.Backend).Resolve)
 	if err != nil {
 		return nil, errors.Wrap(err, "look for pools left by a rotation")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/createguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -17,12 +18,12 @@ import (
 // of a pending create.
 type recovering struct {
 	stacks   stacks
-	creating creating
+	creating createguard.Creating
 }
 
 // newRecovering is the deployer's recovering step.
 func newRecovering(d *Deployer) recovering {
-	return recovering{stacks: d.stacks(), creating: newCreating(d)}
+	return recovering{stacks: d.stacks(), creating: createguard.New(d.Backend)}
 }
 
 // clearDeadLock removes the Pulumi locks an operation killed on this machine left on stack s
@@ -99,12 +100,12 @@ func leftovers(ctx context.Context, s stackstate.Stack, st stackstate.State) sta
 // pendingCreates is the refusal of a stack with creates left pending, saying what clusterplane can
 // find out for the user: whether the stack is still locked, and what the cloud holds of the
 // manifest's name that the stack does not (the id to import), asked unless known already.
-func (d recovering) pendingCreates(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, known *lookup) *stackstate.PendingCreatesError {
+func (d recovering) pendingCreates(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, known *createguard.Lookup) *stackstate.PendingCreatesError {
 	e := &stackstate.PendingCreatesError{Leftovers: leftovers(ctx, s, st)}
 	if known == nil {
-		known = d.creating.look(ctx, t, st)
+		known = d.creating.Look(ctx, t, st)
 	}
-	e.Found, e.Looked = known.live, known.looked
+	e.Found, e.Looked = known.Live, known.Looked
 	return e
 }
 

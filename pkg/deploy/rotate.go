@@ -12,6 +12,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
+	"github.com/clusterplane/clusterplane/pkg/deploy/createguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/readrepair"
@@ -36,7 +38,7 @@ type rotating struct {
 
 // newRotating is the deployer's rotating step.
 func newRotating(d *Deployer) rotating {
-	return rotating{progress: d.Progress, told: d.Rotating, resolve: newCreating(d).resolve, reading: newReading(readrepair.CloudLists)}
+	return rotating{progress: d.Progress, told: d.Rotating, resolve: createguard.New(d.Backend).Resolve, reading: newReading(readrepair.CloudLists)}
 }
 
 // rotateFirst carries out, before the engine runs, the rotation the manifest asks for (or the
@@ -254,7 +256,8 @@ func (d rotating) rollBack(ctx context.Context, t deploytarget.Target, s stackst
 // self is the id of the stack's own cluster or pool.
 func (d rotating) rotator(ctx context.Context, t deploytarget.Target, self, pool string, progress io.Writer,
 	record func(context.Context, rotation.State) error) (*rotationRun, error) {
-	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
+	// The surge pool takes the module's tags, the stack's mark among them.
+	kr, err := t.Rotate(stackmark.Context(ctx, t.Mark()), t.Input, self, d.resolve)
 	if err != nil {
 		return nil, err
 	}

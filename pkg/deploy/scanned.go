@@ -1,6 +1,14 @@
 package deploy
 
-import "github.com/clusterplane/clusterplane/pkg/cloud/scan"
+import (
+	"slices"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+)
 
 // Scanned is what the fleet scan found of one stack before any stack ran: the stack's records
 // read from the backend's storage and its cluster or pool judged against its cloud's list of
@@ -17,4 +25,55 @@ type Scanned struct {
 	// Unchanged: Same, and the manifest and the clusterplane build are the ones the stack's last
 	// successful update deployed, so preview and up have nothing to do.
 	Unchanged bool
+	// Unrecorded are the clusters the scan listed that carry the stack's mark (package
+	// stackmark) and that its state does not hold: drift and status --drift name them with the
+	// command that adopts them.
+	Unrecorded []kinds.Live
+}
+
+// unrecordedSaid says the clusters carrying t's stack's mark that its state does not hold, with
+// the command that takes one over.
+func unrecordedSaid(t deploytarget.Target, live []kinds.Live) string {
+	return "the cloud holds " + stackstate.DescribeLive(live) + ", carrying this stack's mark, which the stack does not record. " +
+		outcome.AdoptAdvice(t.File, live)
+}
+
+// withUnrecorded adds to drift's outcome o the clusters the fleet scan found carrying t's stack's
+// mark that its state does not hold: drifted, whatever else drift found, for the cloud holds a
+// cluster of the stack that no command of the stack manages.
+func (d *Deployer) withUnrecorded(t deploytarget.Target, o *outcome.Outcome) {
+	live := d.Scanned[t.Key()].Unrecorded
+	if len(live) == 0 || o.Status == outcome.Failed || o.Status == outcome.Cancelled {
+		return
+	}
+	o.Unmanaged = append(o.Unmanaged, live...)
+	if o.Status == outcome.Drifted {
+		o.AddToReason("; ", unrecordedSaid(t, live))
+		return
+	}
+	o.Status, o.NotRun = outcome.Drifted, false
+	o.SayReason(outcome.SaysNot, unrecordedSaid(t, live), "")
+}
+
+// unrecordedInStatus makes status --drift's Drifted condition say the clusters the fleet scan
+// found carrying t's stack's mark that its state does not hold, as drift says them; nothing
+// without drift (plain status reads the backend only).
+func (d *Deployer) unrecordedInStatus(t deploytarget.Target, drift bool, o *outcome.Outcome) {
+	live := d.Scanned[t.Key()].Unrecorded
+	if !drift || len(live) == 0 || o.Report == nil {
+		return
+	}
+	for _, l := range live {
+		if !slices.ContainsFunc(o.Unmanaged, func(u kinds.Live) bool { return u.ID == l.ID }) {
+			o.Unmanaged = append(o.Unmanaged, l)
+		}
+	}
+	drifted := outcome.Condition{Type: "Drifted", Status: "True", Reason: outcome.UnrecordedInCloud, Message: unrecordedSaid(t, live)}
+	for i, c := range o.Report.Conditions {
+		if c.Type == "Drifted" {
+			o.Report.Conditions[i] = drifted
+			return
+		}
+	}
+	o.Report.Conditions = append(o.Report.Conditions, drifted)
 }

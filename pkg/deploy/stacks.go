@@ -19,6 +19,7 @@ type stacks struct{ backend stackstate.Backend }
 
 // openOrCreate opens the target's stack, creating it when it does not exist (created tells).
 func (d stacks) openOrCreate(ctx context.Context, t deploytarget.Target) (s stackstate.Stack, created bool, err error) {
+	t = t.MarkedIn(d.backend)
 	s, err = d.backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if errors.Is(err, stackstate.ErrNotDeployed) {
 		s, err = d.backend.Create(ctx, t.Project, t.Stack, t.Program())
@@ -37,6 +38,7 @@ func (d stacks) openOrCreate(ctx context.Context, t deploytarget.Target) (s stac
 // openAsDeployed opens t's stack with a program deploying what the returned pointer holds: t
 // until the caller puts t as its last up deployed it there (deploytarget.AsDeployed).
 func (d stacks) openAsDeployed(ctx context.Context, t deploytarget.Target) (stackstate.Stack, *deploytarget.Target, error) {
+	t = t.MarkedIn(d.backend)
 	program := &t
 	s, err := d.backend.Open(ctx, t.Project, t.Stack, func(c *pulumi.Context) error { return program.Program()(c) })
 	if err != nil {
@@ -51,6 +53,7 @@ func (d stacks) openAsDeployed(ctx context.Context, t deploytarget.Target) (stac
 
 // open opens the target's stack, ErrNotDeployed when it does not exist.
 func (d stacks) open(ctx context.Context, t deploytarget.Target) (stackstate.Stack, error) {
+	t = t.MarkedIn(d.backend)
 	s, err := d.backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/createguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -39,8 +40,8 @@ type StatusOptions struct {
 // manifest, and the stacks it references exist) and Drifted (as Drift finds it, when asked), its
 // generations and its non-secret outputs.
 func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts StatusOptions) (out outcome.Outcome) {
-	exists := opts.Exists
 	defer outcome.Stamp(&out, t, time.Now())
+	defer d.unrecordedInStatus(t, opts.Drift, &out)
 	// The stack is named as up's table and the JSON report name it, whether it exists or not:
 	// the Pulumi CLI's longer name (organization/<kind>/<stack>) appears only inside the pulumi
 	// commands clusterplane prints.
@@ -100,7 +101,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 			Message: "the adoption took over " + strings.Join(left, ", ") + " as the cloud had it, unlike the manifest; run up to set them"}
 	}
 	if ready.Status == "True" {
-		if missing := missingReferences(t, exists); missing != "" {
+		if missing := missingReferences(t, opts.Exists); missing != "" {
 			ready = outcome.Condition{Type: "Ready", Status: "False", Reason: outcome.ReferenceMissing,
 				Message: "the stack it references, " + missing + ", does not exist (destroyed?); its resources may be gone"}
 		}
@@ -110,9 +111,9 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 		// not first by the refusal of the command status advised.
 		ready.Message += newRecovering(d).lockNote(ctx, t, s)
 	}
-	ready, answer := newCreating(d).leftInStatus(ctx, t, st, ready)
+	ready, answer := createguard.New(d.Backend).LeftInStatus(ctx, t, st, ready)
 	if answer != nil {
-		o.Unmanaged = answer.live
+		o.Unmanaged = answer.Live
 	}
 	ready = rotationrun.RotationUnderWay(outputs, ready)
 	opened := stackOpened{Stack: s, asDeployed: asDeployed, since: since, readByUp: upRead(opts.AfterUp, last)}
@@ -150,7 +151,7 @@ func changedAdvice(t deploytarget.Target, outputs map[string]stackstate.Output) 
 // compares the cloud as drift does: a stack the fleet scan vouches for (its manifest, build and
 // cloud as its last up left them) is in sync without an engine, the others are previewed. Plain
 // status does not compare.
-func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, opened stackOpened, st stackstate.State, answer *lookup, drift bool, o *outcome.Outcome,
+func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, opened stackOpened, st stackstate.State, answer *createguard.Lookup, drift bool, o *outcome.Outcome,
 	ready outcome.Condition) (outcome.Condition, outcome.Condition, error) {
 	s := opened.Stack
 	switch {

@@ -189,6 +189,16 @@ type Live struct {
 	Where string `json:"where,omitempty"`
 	// ID is the id `clusterplane adopt --id` takes (a Civo pool's is CLUSTER_ID:POOL_NAME).
 	ID string `json:"id"`
+	// Tags are its tags in the cloud, where the look-up reads them: a stack's mark among them
+	// (package stackmark) tells what the stack's own create made.
+	Tags []string `json:"-"`
+}
+
+// Listed is one cluster or pool a look-up's list found: its id and its tags (none where the
+// cloud keeps no tags on it).
+type Listed struct {
+	ID   string
+	Tags []string
 }
 
 // Found is what a look-up found under a manifest's name.
@@ -277,8 +287,8 @@ type Search struct {
 // Look is what the search found: the live resources of the ids list gives, NoToken's Found when
 // list has no token to ask with, or list's error saying what was looked for. The four kinds'
 // look-ups differ only in how they ask their cloud, which is list.
-func (s Search) Look(list func() (ids []string, err error)) (Found, error) {
-	ids, err := list()
+func (s Search) Look(list func() ([]Listed, error)) (Found, error) {
+	listed, err := list()
 	// Without a token the look-up is left to the engine, which says the token is missing.
 	var noToken cloudapi.NoTokenError
 	if errors.As(err, &noToken) {
@@ -288,8 +298,8 @@ func (s Search) Look(list func() (ids []string, err error)) (Found, error) {
 		return Found{}, errors.Wrapf(err, "look for a %s %s in %s before creating one", s.Type, s.Name, s.In)
 	}
 	var found Found
-	for _, id := range ids {
-		found.Live = append(found.Live, Live{Type: s.Type, Name: s.Name, Where: s.Where, ID: id})
+	for _, l := range listed {
+		found.Live = append(found.Live, Live{Type: s.Type, Name: s.Name, Where: s.Where, ID: l.ID, Tags: l.Tags})
 	}
 	return found, nil
 }
@@ -299,11 +309,11 @@ func (s Search) Look(list func() (ids []string, err error)) (Found, error) {
 // is not known (not created yet), no pool can be in it, and the search is left unchecked
 // (NoClusterYet), so that both pools' look-ups share that rule.
 func (s Search) LookForPool(ctx context.Context, resolve Resolve, ref *sharedv1.StringValueOrRef, output string,
-	list func(cluster string) (ids []string, err error)) (Found, error) {
+	list func(cluster string) ([]Listed, error)) (Found, error) {
 	cluster, err := resolve(ctx, ref, output)
 	if err != nil || cluster == "" {
 		return NoClusterYet, err
 	}
 	s.Type, s.In, s.Where = "node pool", "cluster "+cluster, "cluster "+cluster
-	return s.Look(func() ([]string, error) { return list(cluster) })
+	return s.Look(func() ([]Listed, error) { return list(cluster) })
 }

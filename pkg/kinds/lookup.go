@@ -23,31 +23,31 @@ type poolSpec interface {
 }
 
 // ClusterLookup is the Lookup of a cluster kind of stack input I: the clusters of the manifest's
-// clusterName in its region: list gives the ids of the clusters of that name in that region,
+// clusterName in its region: list gives the clusters of that name in that region (their ids and tags),
 // asked as the stack input's provider config says. The kind then writes only how its cloud lists
 // them.
 func ClusterLookup[I component.StackInput[T, S, C], T component.Target[S], S clusterSpec, C proto.Message](
-	list func(ctx context.Context, in I, region, name string) (ids []string, err error)) Lookup {
+	list func(ctx context.Context, in I, region, name string) ([]Listed, error)) Lookup {
 	return func(ctx context.Context, in proto.Message, _ Resolve) (Found, error) {
 		input := in.(I)
 		spec := input.GetTarget().GetSpec()
 		region, name := spec.GetRegion(), spec.GetClusterName()
 		search := Search{Type: "cluster", Name: name, In: region, Where: "region " + region}
-		return search.Look(func() ([]string, error) { return list(ctx, input, region, name) })
+		return search.Look(func() ([]Listed, error) { return list(ctx, input, region, name) })
 	}
 }
 
 // PoolLookup is the Lookup of a node pool kind of stack input I: the pools of the manifest's
 // nodePoolName in the cluster its spec's cluster names, read through resolve (from that stack's
 // component.ClusterIDOutput unless the ref names another output), as LookForPool does: list
-// gives the ids of the pools of that name in that cluster.
+// gives the pools of that name in that cluster (their ids and tags).
 func PoolLookup[I component.StackInput[T, S, C], T component.Target[S], S poolSpec, C proto.Message](
-	list func(ctx context.Context, in I, cluster, name string) (ids []string, err error)) Lookup {
+	list func(ctx context.Context, in I, cluster, name string) ([]Listed, error)) Lookup {
 	return func(ctx context.Context, in proto.Message, resolve Resolve) (Found, error) {
 		input := in.(I)
 		spec := input.GetTarget().GetSpec()
 		search := Search{Name: spec.GetNodePoolName()}
-		return search.LookForPool(ctx, resolve, spec.GetCluster(), component.ClusterIDOutput, func(cluster string) ([]string, error) {
+		return search.LookForPool(ctx, resolve, spec.GetCluster(), component.ClusterIDOutput, func(cluster string) ([]Listed, error) {
 			return list(ctx, input, cluster, search.Name)
 		})
 	}

@@ -18,14 +18,14 @@ func TestClusterAndPoolLookupsReadTheManifestsNameAndPlaceAndAskOnlyHowTheCloudL
 		Spec: &dopoolv1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: "workers", Cluster: sharedv1.StringValue("c1")}}}
 	var asked []string
 	clusterLookup := ClusterLookup(
-		func(_ context.Context, in *civoclusterv1.CivoKubernetesClusterStackInput, region, name string) ([]string, error) {
+		func(_ context.Context, in *civoclusterv1.CivoKubernetesClusterStackInput, region, name string) ([]Listed, error) {
 			asked = append(asked, "clusters "+name+" in "+region)
-			return []string{"k1"}, nil
+			return []Listed{{ID: "k1", Tags: []string{"team:a"}}}, nil
 		})
 	poolLookup := PoolLookup(
-		func(_ context.Context, in *dopoolv1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) ([]string, error) {
+		func(_ context.Context, in *dopoolv1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) ([]Listed, error) {
 			asked = append(asked, "pools "+name+" in "+cluster)
-			return []string{"p1"}, nil
+			return []Listed{{ID: "p1"}}, nil
 		})
 	resolve := func(_ context.Context, ref *sharedv1.StringValueOrRef, output string) (string, error) {
 		if output != "cluster_id" {
@@ -41,7 +41,7 @@ func TestClusterAndPoolLookupsReadTheManifestsNameAndPlaceAndAskOnlyHowTheCloudL
 		want   Found
 	}{
 		{name: "a cluster is looked for by its clusterName in its region", lookup: clusterLookup, input: cluster,
-			asked: "clusters prod in fra1", want: Found{Live: []Live{{Type: "cluster", Name: "prod", Where: "region fra1", ID: "k1"}}}},
+			asked: "clusters prod in fra1", want: Found{Live: []Live{{Type: "cluster", Name: "prod", Where: "region fra1", ID: "k1", Tags: []string{"team:a"}}}}},
 		{name: "a pool is looked for by its nodePoolName in the cluster its ref resolves to", lookup: poolLookup, input: pool,
 			asked: "pools workers in c1", want: Found{Live: []Live{{Type: "node pool", Name: "workers", Where: "cluster c1", ID: "p1"}}}},
 	}
@@ -65,8 +65,8 @@ func TestTwoPoolsLookedForAtOnceAreEachLookedForByTheirOwnName(t *testing.T) {
 			Spec: &dopoolv1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: name, Cluster: sharedv1.StringValue(cluster)}}}
 	}
 	lookup := PoolLookup(
-		func(_ context.Context, in *dopoolv1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) ([]string, error) {
-			return []string{name + "@" + cluster}, nil
+		func(_ context.Context, in *dopoolv1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) ([]Listed, error) {
+			return []Listed{{ID: name + "@" + cluster}}, nil
 		})
 	// The first look-up waits in its cluster's resolve until the second has ended, as two stacks
 	// of a fleet run side by side.

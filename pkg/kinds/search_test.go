@@ -32,7 +32,13 @@ func TestSearchLookSaysWhatTheCloudHoldsOrWhyItCouldNotAsk(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := search.Look(func() ([]string, error) { return tt.ids, tt.err })
+			got, err := search.Look(func() ([]Listed, error) {
+				var listed []Listed
+				for _, id := range tt.ids {
+					listed = append(listed, Listed{ID: id})
+				}
+				return listed, tt.err
+			})
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("Look() error = %v, want %q", err, tt.wantErr)
@@ -69,8 +75,8 @@ func TestLookForPoolSearchesTheResolvedClusterOrLeavesAPoolOfAnUnknownClusterUnc
 				}
 				return tt.cluster, tt.err
 			}
-			got, err := search.LookForPool(context.Background(), resolve, ref, "cluster_id", func(cluster string) ([]string, error) {
-				return []string{cluster + ":workers"}, nil
+			got, err := search.LookForPool(context.Background(), resolve, ref, "cluster_id", func(cluster string) ([]Listed, error) {
+				return []Listed{{ID: cluster + ":workers"}}, nil
 			})
 			if (err != nil) != tt.wantErr || !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("LookForPool() = %+v, %v; want %+v (error %v)", got, err, tt.want, tt.wantErr)

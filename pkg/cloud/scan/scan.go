@@ -172,6 +172,21 @@ func (s *Scanner) Judge(ctx context.Context, a Account, r Resource) Finding {
 	return Finding{Verdict: Same, Why: "the cloud lists it as the state recorded"}
 }
 
+// List lists the clusters of account a where a resource of type typ would be (the account's, or
+// region's for a cloud that lists by region) if no earlier call did, judging nothing: Unheld then
+// holds them. A stack that holds nothing has its account listed so, so that a cluster carrying its
+// mark (package stackmark) is found. A type the scan does not read lists nothing.
+func (s *Scanner) List(ctx context.Context, a Account, typ, region string) {
+	read, ok := readers[typ]
+	if !ok || read.cloud != a.Cloud {
+		return
+	}
+	if read.Region == nil {
+		region = ""
+	}
+	s.list(ctx, a, region)
+}
+
 // Hold tells the scanner of clusters a stack holds (its cluster, or its pool's) that it may not
 // judge: Unheld leaves them out, as it leaves out the clusters of the resources it judged.
 func (s *Scanner) Hold(clusterIDs ...string) {

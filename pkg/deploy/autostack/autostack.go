@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/blang/semver"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
@@ -151,20 +152,10 @@ func LocalBackend() (string, error) {
 // with this user's cloud tokens. A folder not there yet is made, 0700, where the CLI would make
 // it; a link is followed, and the folder it leads to checked. Other backends are not folders.
 func checkFileBackend(url string) error {
-	root, ok := strings.CutPrefix(url, "file://")
-	if !ok {
-		return nil
+	root, err := fileBackendRoot(url)
+	if err != nil || root == "" {
+		return err
 	}
-	// The CLI takes options after "?" and "~" for the home folder.
-	root, _, _ = strings.Cut(root, "?")
-	if root == "~" || strings.HasPrefix(root, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return errors.Wrapf(err, "find the home folder %s names", BackendEnv)
-		}
-		root = filepath.Join(home, root[1:])
-	}
-	root = filepath.FromSlash(root)
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return errors.Wrap(err, "create the state's folder")
 	}
@@ -175,8 +166,38 @@ func checkFileBackend(url string) error {
 	return errors.Wrapf(ownedfs.Check(real), "the state's folder (%s)", BackendEnv)
 }
 
+// fileBackendRoot is the folder a file backend's URL names, "" for another backend. The CLI
+// takes options after "?" and "~" for the home folder.
+func fileBackendRoot(url string) (string, error) {
+	root, ok := strings.CutPrefix(url, "file://")
+	if !ok {
+		return "", nil
+	}
+	root, _, _ = strings.Cut(root, "?")
+	if root == "~" || strings.HasPrefix(root, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", errors.Wrapf(err, "find the home folder %s names", BackendEnv)
+		}
+		root = filepath.Join(home, root[1:])
+	}
+	return filepath.FromSlash(root), nil
+}
+
 // URL is the backend's URL.
 func (b *Backend) URL() string { return b.url }
+
+// ID names the backend in its stacks' marks (stackstate.Backend): a file backend by its folder
+// as it really is, so that two spellings of one folder (a link, "~") give one mark; any other by
+// its URL without credentials or options (stackmark.BackendID).
+func (b *Backend) ID() string {
+	if root, err := fileBackendRoot(b.url); err == nil && root != "" {
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			return "file://" + filepath.ToSlash(real)
+		}
+	}
+	return stackmark.BackendID(b.url)
+}
 
 // RunsProviders is true: the engine runs the clouds' provider plugins (stackstate.Backend).
 func (b *Backend) RunsProviders() bool { return true }

@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud/importing"
 	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
@@ -47,6 +48,9 @@ type Target struct {
 	// lists are the run's lists of the clouds' accounts, which Program carries to the kind's
 	// program (WithRunLists); nil outside a run.
 	lists *runlist.Lists
+	// mark is the stack's mark in its backend, which Program carries to the kind's program so that
+	// every cluster and pool it creates carries it (MarkedIn); the zero mark outside a backend.
+	mark stackmark.Mark
 }
 
 // NewTarget is the target of a valid stack input of kind k read from file: its project is the
@@ -77,6 +81,9 @@ func (t Target) Program() pulumi.RunFunc {
 		if t.lists != nil {
 			ctx = ctx.WithValue(runlist.Key{}, t.lists)
 		}
+		if !t.mark.IsZero() {
+			ctx = stackmark.Carry(ctx, t.mark)
+		}
 		if err := t.Resources(ctx, t.Input); err != nil {
 			return err
 		}
@@ -99,6 +106,23 @@ func (t Target) WithRunLists(lists *runlist.Lists) Target {
 	t.lists = lists
 	return t
 }
+
+// MarkedIn is t whose stack is in backend b: its program's clusters and pools carry the stack's
+// mark there (stackmark).
+func (t Target) MarkedIn(b interface{ ID() string }) Target {
+	t.mark = stackmark.Of(b.ID(), t.Key())
+	return t
+}
+
+// Unmarked is t whose program adds no mark: drift runs a stack's program as its last up deployed
+// it, and a stack deployed before clusterplane marked what it creates was deployed without one.
+func (t Target) Unmarked() Target {
+	t.mark = stackmark.Mark{}
+	return t
+}
+
+// Mark is the stack's mark (MarkedIn), the zero mark before.
+func (t Target) Mark() stackmark.Mark { return t.mark }
 
 // WithImporting is t whose program runs to import what the cloud holds (adopt), which its kind's
 // module is told (package importing).

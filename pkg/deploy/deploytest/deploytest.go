@@ -28,6 +28,7 @@ import (
 // Backend is the fake backend. Its zero value is not usable: use New.
 type Backend struct {
 	mu       sync.Mutex
+	id       string
 	stacks   map[string]*stack
 	calls    []string
 	running  int

@@ -23,3 +23,18 @@ func (b *Backend) LastUpdate(context.Context, string, string) (*stackstate.Updat
 // RunsProviders is false: the fake's stacks run the programs against stand-ins, which need no
 // cloud's token.
 func (b *Backend) RunsProviders() bool { return false }
+
+// ID names the fake backend in its stacks' marks: "deploytest:" and the name given (SetID), so
+// that a test can hold two backends whose stacks of one name carry different marks.
+func (b *Backend) ID() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return "deploytest:" + b.id
+}
+
+// SetID names the backend in its stacks' marks (ID).
+func (b *Backend) SetID(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.id = id
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/pkg/errors"
@@ -159,12 +160,13 @@ func metadata(kind, cloudName, cloudID string, tags []string) (*sharedv1.CloudRe
 	return md, withoutDerived(kind, md, tags)
 }
 
-// withoutDerived are tags without those md's standard labels become for kind.
+// withoutDerived are tags without those md's standard labels become for kind, and without a
+// stack's mark (stackmark): clusterplane writes both itself, and neither is the user's.
 func withoutDerived(kind string, md *sharedv1.CloudResourceMetadata, tags []string) []string {
 	derived := labels.Tags(labels.Standard(kind, md), nil)
 	var out []string
 	for _, t := range tags {
-		if !slices.Contains(derived, t) {
+		if !slices.Contains(derived, t) && !stackmark.IsMarkTag(t) {
 			out = append(out, t)
 		}
 	}

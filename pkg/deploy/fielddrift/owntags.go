@@ -6,6 +6,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
@@ -30,7 +31,7 @@ func ownTagsOut(t deploytarget.Target, pending []outcome.FieldDrift) []outcome.F
 func isTags(field string) bool { return strings.HasSuffix(field, "."+kindfield.SpecTags) }
 
 // withoutOwnTags is f with the tags clusterplane derives from the manifest's metadata
-// (labels.Standard: resource-kind, resource-name, ...) left out of its values, each value a list
+// (labels.Standard: resource-kind, resource-name, ...) and the stack's mark left out of its values, each value a list
 // as the manifest writes it (Civo's cluster holds its tags as one string): a tags field is the
 // user's list, and the derived tags the provider sends with it are no value the user wrote or
 // changed. Unless all is set, a derived tag only one side has (removed in the console) stays, as
@@ -49,6 +50,12 @@ func withoutOwnTags(t deploytarget.Target, f outcome.FieldDrift, all bool) outco
 	}
 	own := labels.Tags(labels.Standard(t.Name, meta), nil)
 	live, manifest := tagList(f.Live), tagList(f.Manifest)
+	// A stack's mark (stackmark) is clusterplane's own too, whichever stack's it is.
+	for _, tag := range append(slices.Clone(live), manifest...) {
+		if stackmark.IsMarkTag(tag) && !slices.Contains(own, tag) {
+			own = append(own, tag)
+		}
+	}
 	var both []string
 	for _, tag := range own {
 		if all && (slices.Contains(live, tag) || slices.Contains(manifest, tag)) || slices.Contains(live, tag) && slices.Contains(manifest, tag) {

@@ -49,6 +49,9 @@ const (
 	// PreviewFailed: the preview that compares the cloud failed, so the cloud could not be
 	// compared.
 	PreviewFailed Reason = "PreviewFailed"
+	// UnrecordedInCloud: the cloud holds a cluster carrying the stack's mark that the stack does
+	// not record (package stackmark).
+	UnrecordedInCloud Reason = "UnrecordedInCloud"
 )
 
 // NotRead is the reason a status table gives both conditions of a stack status could not read

@@ -45,10 +45,21 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 	c := tally{verdicts: map[scan.Verdict]int{}, unjudged: map[string]int{}, stacks: len(targets)}
 	// Each stack's outputs, for the stacks that reference it, which come after it (deps first).
 	recorded := map[string]map[string]stackstate.Output{}
+	// The clusters each stack's state holds, for those whose records were read (unrecorded):
+	// drift and status --drift name the clusters marked by a stack that does not hold them.
+	holds := map[string][]string{}
+	findsUnrecorded := r.Op.Operation() == operation.Drift || r.Op.Operation() == operation.Status
 	next := readAhead(ctx, b, targets)
 	for _, t := range targets {
 		r := next()
+		if _, _, token := stackinput.CloudAPI(t.Input); token != "" && (r.err == nil && r.stateErr == nil || errors.Is(r.err, stackstate.ErrNotDeployed)) {
+			holds[t.Key()] = append([]string{}, clustersHeld(t, r.st)...)
+		}
 		sc, outputs := judge(ctx, s, r, t, recorded)
+		if sc.HoldsNothing && findsUnrecorded {
+			// What the stack's create left, carrying its mark, is in its account's list (unrecorded).
+			listAccountOf(ctx, s, t)
+		}
 		if !sc.Unchanged && !sc.HoldsNothing && r.rec.Keep != nil {
 			// The stack runs (a reference of its can only make it run too): its first state
 			// read takes this parse rather than parsing the same bytes again.
@@ -83,7 +94,11 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 	c.requests = s.Requests()
 	line := c.line(r.Op.Operation())
 	switch r.Op.Operation() {
-	case operation.Drift, operation.Status: // status --drift
+	case operation.Drift, operation.Status: // status --drift (findsUnrecorded)
+		if others := withUnrecorded(out, b.ID(), s.Unheld(), targets, holds); len(others) > 0 {
+			r.say(line)
+			line = unrecordedLine(others)
+		}
 		if unheld := unmanaged(s.Unheld()); len(unheld) > 0 {
 			r.say(line)
 			line = fmt.Sprintf("%s in the listed accounts, without clusterplane's tags, that none of these stacks holds (made outside "+

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +20,12 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -495,5 +498,70 @@ func TestTheClustersAStackHoldsAreItsClustersOrItsPoolsCluster(t *testing.T) {
 				t.Errorf("clustersHeld = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func (b recordsByStack) ID() string { return "records-by-stack" }
+
+// A cluster carrying the mark of a given stack that the stack does not record is that stack's to
+// name (drift exit 3, with its adopt command); one marked by a stack of the backend that no
+// manifest given deploys is said in the scan's line; one marked in another backend, or unmarked,
+// is neither.
+// Promise: drift-names-unrecorded-marked-clusters
+func TestTheFleetScanNamesTheClustersMarkedByAStackThatDoesNotRecordThem(t *testing.T) {
+	c := newScannedCluster(t)
+	this := stackrecord.Program()
+	b := recordsByStack{records: map[string]stackstate.Records{c.deployed.Stack: c.records(this, "succeeded")}, kept: map[string]bool{}}
+	neverDeployed := minimalCluster(t, "dev-fra1-lost")
+	seed := func(name string, tags ...string) string {
+		return c.do.SeedCluster(godo.KubernetesCluster{Name: name, RegionSlug: "fra1", VersionSlug: "1.31.1-do.5", Tags: tags,
+			NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 1}}})
+	}
+	markOf := func(backend string, t deploytarget.Target) string { return stackmark.Of(backend, t.Key()).Tag() }
+	lostID := seed("dev-fra1-lost", markOf(b.ID(), neverDeployed))
+	secondID := seed("dev-fra1", markOf(b.ID(), c.deployed))
+	elsewhereID := seed("dev-fra1-elsewhere", markOf(b.ID(), minimalCluster(t, "dev-fra1-elsewhere")))
+	otherBackendID := seed("dev-fra1-other", markOf("another-backend", neverDeployed))
+	byHandID := seed("made-by-hand")
+	var said []string
+	out := Request{Op: Drift(false), Say: func(line string) { said = append(said, line) }}.scanFleet(context.Background(), b,
+		[]deploytarget.Target{c.deployed, neverDeployed})
+	ids := func(live []kinds.Live) []string {
+		var out []string
+		for _, l := range live {
+			out = append(out, l.ID)
+		}
+		return out
+	}
+	tests := []struct {
+		name, key string
+		want      []string
+	}{
+		{"a stack that holds nothing is named the cluster its mark is on", neverDeployed.Key(), []string{lostID}},
+		{"a stack that holds its cluster is named a second one carrying its mark", c.deployed.Key(), []string{secondID}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ids(out[tt.key].Unrecorded); !slices.Equal(got, tt.want) {
+				t.Errorf("unrecorded: %v, want %v", got, tt.want)
+			}
+		})
+	}
+	var marked string
+	for _, line := range said {
+		if strings.Contains(line, "carry the mark of a stack of this backend that none of these manifests deploys") {
+			marked = line
+		}
+	}
+	if !strings.Contains(marked, elsewhereID) || strings.Contains(marked, otherBackendID) || strings.Contains(marked, byHandID) {
+		t.Errorf("the scan's line of marked clusters = %q, want %s alone (marked by a stack no manifest given deploys):\n%s",
+			marked, elsewhereID, strings.Join(said, "\n"))
+	}
+	for _, id := range []string{otherBackendID, byHandID} {
+		for key, sc := range out {
+			if slices.Contains(ids(sc.Unrecorded), id) {
+				t.Errorf("%s is named as %s's, though no stack of this backend marked it", id, key)
+			}
+		}
 	}
 }

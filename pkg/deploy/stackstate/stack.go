@@ -64,6 +64,11 @@ type Backend interface {
 	// at its first call, after the stack is recorded. A backend of stand-ins runs none and needs
 	// no token.
 	RunsProviders() bool
+
+	// ID names the backend in the marks its stacks' clusters and pools carry (package
+	// stackmark): its URL without credentials or options, a file backend's folder as it really
+	// is (links followed).
+	ID() string
 }
 
 // Stack is one stack of a backend, as the operations use it.

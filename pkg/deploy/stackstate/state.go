@@ -3,6 +3,7 @@ package stackstate
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
@@ -197,6 +198,36 @@ func UnmarshalIfAny(data json.RawMessage, v any) error {
 		return nil
 	}
 	return errors.Wrap(json.Unmarshal(data, v), "read the stack's state")
+}
+
+// Tagged tells whether a resource of the state was deployed with tag among its tags, wherever its
+// inputs hold them: a list of tags (DigitalOcean's, a cluster's node_pool's too) or one string of
+// them separated by spaces (Civo's cluster).
+func (st State) Tagged(tag string) bool {
+	for _, r := range st.Deployment.Resources {
+		if holdsTag(r.Inputs, tag) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsTag tells whether v, an input's value, holds tag: as a string of it, or in a list or an
+// object of any depth.
+func holdsTag(v any, tag string) bool {
+	switch v := v.(type) {
+	case string:
+		return slices.Contains(strings.Fields(v), tag)
+	case []any:
+		return slices.ContainsFunc(v, func(e any) bool { return holdsTag(e, tag) })
+	case map[string]any:
+		for _, e := range v {
+			if holdsTag(e, tag) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // IDs are the ids the state holds of resources of type typ, and whether it holds any.

@@ -23,6 +23,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/createguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
@@ -531,7 +532,7 @@ func fromUp(o store.Object, out outcome.Outcome, err error, platform string) sto
 	var protected *stackstate.ProtectedError
 	var denied *pipeline.PolicyDeniedError
 	var problems *deploytarget.ProblemsError
-	var existing *deploy.ExistingError
+	var existing *createguard.ExistingError
 	message := out.Reason
 	switch {
 	case errors.As(err, &problems):
@@ -592,7 +593,7 @@ func nounAndPath(o store.Object) (noun, path string) {
 // again", which a client of the API has neither of; and an object's name cannot change. So it
 // says what the client can do: free the name in the cloud and send the spec again, use another
 // name, or take the cloud's one over with the CLI, which then manages it instead of the API.
-func inTheCloud(o store.Object, e *deploy.ExistingError) string {
+func inTheCloud(o store.Object, e *createguard.ExistingError) string {
 	noun, path := nounAndPath(o)
 	held := "the cloud already holds " + stackstate.DescribeLive(e.Live)
 	another := "create this " + noun + " under another name (DELETE " + path + ", which destroys nothing, then POST it again)"
@@ -615,7 +616,7 @@ func inTheCloud(o store.Object, e *deploy.ExistingError) string {
 // an earlier attempt may have made it: a create the cloud carried out but answered with an error,
 // or not at all, is found so by the next attempt, which cannot tell it from one made elsewhere.
 func mayBeOwnCreate(st store.ControllerStatus, out outcome.Outcome) store.ControllerStatus {
-	var existing *deploy.ExistingError
+	var existing *createguard.ExistingError
 	if !errors.As(out.Err, &existing) || existing.ManagedBy != "" {
 		return st
 	}

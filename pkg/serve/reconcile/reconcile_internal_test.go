@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/createguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -142,15 +142,15 @@ func TestAPoolTheCloudAlreadyHoldsIsRefusedNamingItAndWhatTheClientCanDo(t *test
 	live := []kinds.Live{{Type: "node pool", Name: "workers", Where: "cluster c-1", ID: "np-9"}}
 	tests := []struct {
 		name      string
-		err       *deploy.ExistingError
+		err       *createguard.ExistingError
 		want, not []string
 	}{
-		{"a pool made outside clusterplane", &deploy.ExistingError{File: body.File, Live: live, NameField: "spec.nodePoolName"},
+		{"a pool made outside clusterplane", &createguard.ExistingError{File: body.File, Live: live, NameField: "spec.nodePoolName"},
 			[]string{"node pool workers in cluster c-1 (id np-9)", "this attempt created nothing", "delete it in the cloud",
 				"send PUT /api/v1/nodepools/5f0c with the same spec and If-Match: its resource_version",
 				"`clusterplane adopt MANIFEST --id np-9`", "DELETE /api/v1/nodepools/5f0c", "destroys nothing"},
 			[]string{"adopt " + body.File, "run up again", "earlier attempt"}},
-		{"a pool another stack manages", &deploy.ExistingError{File: body.File, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod",
+		{"a pool another stack manages", &createguard.ExistingError{File: body.File, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod",
 			NameField: "spec.nodePoolName"},
 			[]string{"node pool workers in cluster c-1 (id np-9)", "digitaloceankubernetesnodepool/prod", "another name",
 				"DELETE /api/v1/nodepools/5f0c"},
@@ -186,11 +186,11 @@ func TestALaterAttemptThatFindsTheNameTakenSaysAnEarlierAttemptMayHaveMadeIt(t *
 	live := []kinds.Live{{Type: "node pool", Name: "workers", Where: "cluster c-1", ID: "np-9"}}
 	for _, tt := range []struct {
 		name string
-		err  *deploy.ExistingError
+		err  *createguard.ExistingError
 		want bool
 	}{
-		{"a pool no stack holds", &deploy.ExistingError{File: body.File, Live: live}, true},
-		{"a pool another stack manages", &deploy.ExistingError{File: body.File, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod"}, false},
+		{"a pool no stack holds", &createguard.ExistingError{File: body.File, Live: live}, true},
+		{"a pool another stack manages", &createguard.ExistingError{File: body.File, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: tt.err}

@@ -9,6 +9,11 @@ import (
 )
 
 // lookup finds the region's clusters of the manifest's clusterName.
-var lookup = kinds.ClusterLookup(func(ctx context.Context, input *v1.CivoKubernetesClusterStackInput, region, name string) ([]string, error) {
-	return civoprovider.ClusterIDsNamed(ctx, input.GetProviderConfig(), region, name)
+var lookup = kinds.ClusterLookup(func(ctx context.Context, input *v1.CivoKubernetesClusterStackInput, region, name string) ([]kinds.Listed, error) {
+	named, err := civoprovider.ClustersNamed(ctx, input.GetProviderConfig(), region, name)
+	var out []kinds.Listed
+	for _, c := range named {
+		out = append(out, kinds.Listed{ID: c.ID, Tags: c.Tags})
+	}
+	return out, err
 })

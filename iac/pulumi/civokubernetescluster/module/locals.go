@@ -1,10 +1,12 @@
 package module
 
 import (
+	"context"
 	"strings"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 )
 
@@ -29,14 +31,15 @@ type locals struct {
 	ignoreChanges []string
 }
 
-func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.CivoKubernetesClusterSpec) *locals {
+// newLocals derives the locals; ctx is the program's, whose stack mark (stackmark) the tags take.
+func newLocals(ctx context.Context, name string, md *sharedv1.CloudResourceMetadata, spec *v1.CivoKubernetesClusterSpec) *locals {
 	l := &locals{
 		name:         name,
 		spec:         spec,
 		region:       spec.GetRegion(),
 		clusterType:  v1.CivoKubernetesClusterType_k3s.String(),
 		cni:          v1.CivoKubernetesClusterCni_flannel.String(),
-		tags:         strings.Join(labels.Tags(labels.Standard(Kind, md), spec.GetTags()), " "),
+		tags:         strings.Join(stackmark.Tags(ctx, labels.Tags(labels.Standard(Kind, md), spec.GetTags())), " "),
 		applications: strings.Join(spec.GetApplications(), ","),
 		apiCIDRs:     spec.GetApiServerAllowedCidrs(),
 		protect:      spec.DeletionProtection == nil || spec.GetDeletionProtection(),

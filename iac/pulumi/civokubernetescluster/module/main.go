@@ -71,7 +71,7 @@ type settings = component.Settings[*civo.Provider, *civov1.CivoProviderConfig]
 
 func build(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubernetesClusterSpec, c *Cluster,
 	child []pulumi.ResourceOption, p *civo.Provider) error {
-	l := newLocals(name, s.Metadata, spec)
+	l := newLocals(ctx.Context(), name, s.Metadata, spec)
 	// No network: the Civo provider places the firewall and the cluster in the region's default
 	// network, as the civo CLI does.
 	var networkID pulumi.StringInput

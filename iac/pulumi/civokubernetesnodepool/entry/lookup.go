@@ -10,10 +10,10 @@ import (
 
 // lookup finds the pool of the manifest's nodePoolName in its cluster: a Civo pool's name is its
 // id there, so there is at most one.
-var lookup = kinds.PoolLookup(func(ctx context.Context, input *v1.CivoKubernetesNodePoolStackInput, cluster, name string) ([]string, error) {
+var lookup = kinds.PoolLookup(func(ctx context.Context, input *v1.CivoKubernetesNodePoolStackInput, cluster, name string) ([]kinds.Listed, error) {
 	exists, err := civoprovider.PoolExists(ctx, input.GetProviderConfig(), input.GetTarget().GetSpec().GetRegion(), cluster, name)
 	if !exists {
 		return nil, err
 	}
-	return []string{cluster + ":" + name}, err
+	return []kinds.Listed{{ID: cluster + ":" + name}}, err
 })

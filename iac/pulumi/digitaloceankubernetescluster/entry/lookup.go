@@ -10,12 +10,12 @@ import (
 
 // lookup finds the account's clusters of the manifest's clusterName in its region: DigitalOcean
 // lists them account-wide.
-var lookup = kinds.ClusterLookup(func(ctx context.Context, input *v1.DigitalOceanKubernetesClusterStackInput, region, name string) (ids []string, err error) {
+var lookup = kinds.ClusterLookup(func(ctx context.Context, input *v1.DigitalOceanKubernetesClusterStackInput, region, name string) (out []kinds.Listed, err error) {
 	named, err := digitaloceanprovider.ClustersNamed(ctx, input.GetProviderConfig(), name)
 	for _, c := range named {
 		if c.Region == region {
-			ids = append(ids, c.ID)
+			out = append(out, kinds.Listed{ID: c.ID, Tags: c.Tags})
 		}
 	}
-	return ids, err
+	return out, err
 })

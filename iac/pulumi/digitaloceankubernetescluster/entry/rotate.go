@@ -28,7 +28,7 @@ func rotate(ctx context.Context, in proto.Message, cluster string, _ kinds.Resol
 	}
 	spec := input.GetTarget().GetSpec()
 	pool := spec.GetDefaultNodePool()
-	name, tags := module.DefaultNodePool(input.GetTarget().GetMetadata(), spec)
+	name, tags := module.DefaultNodePool(ctx, input.GetTarget().GetMetadata(), spec)
 	p := digitalocean.Pools{Client: client, Cluster: cluster, New: digitalocean.SurgePoolRequest(pool, tags), DefaultPool: true}
 	r := kinds.PoolRotation(p, "digitalocean", digitalocean.PoolNodes(pool), pool.GetRollout(), name)
 	r.OldPool = p.Tagged

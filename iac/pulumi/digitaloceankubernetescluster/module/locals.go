@@ -1,8 +1,11 @@
 package module
 
 import (
+	"context"
+
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 )
 
@@ -27,15 +30,17 @@ type locals struct {
 	protect bool
 }
 
-func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.DigitalOceanKubernetesClusterSpec) *locals {
+// newLocals derives the locals; ctx is the program's, whose stack mark (stackmark) the cluster's
+// and the default pool's tags take.
+func newLocals(ctx context.Context, name string, md *sharedv1.CloudResourceMetadata, spec *v1.DigitalOceanKubernetesClusterSpec) *locals {
 	pool := spec.GetDefaultNodePool()
 	standard := labels.Standard(Kind, md)
 	l := &locals{
 		name:         name,
 		spec:         spec,
-		tags:         labels.Tags(standard, spec.GetTags()),
+		tags:         stackmark.Tags(ctx, labels.Tags(standard, spec.GetTags())),
 		nodePoolName: pool.GetNodePoolName(),
-		nodePoolTags: labels.Tags(standard, pool.GetTags()),
+		nodePoolTags: stackmark.Tags(ctx, labels.Tags(standard, pool.GetTags())),
 		protect:      spec.DeletionProtection == nil || spec.GetDeletionProtection(),
 	}
 	if l.nodePoolName == "" {
@@ -52,7 +57,7 @@ func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.Digital
 // DefaultNodePool is the default pool's name and tags as the module gives them to the cluster's
 // node_pool: what a rotation creates the new default pool with, so that the engine finds it as
 // the manifest says.
-func DefaultNodePool(md *sharedv1.CloudResourceMetadata, spec *v1.DigitalOceanKubernetesClusterSpec) (name string, tags []string) {
-	l := newLocals("", md, spec)
+func DefaultNodePool(ctx context.Context, md *sharedv1.CloudResourceMetadata, spec *v1.DigitalOceanKubernetesClusterSpec) (name string, tags []string) {
+	l := newLocals(ctx, "", md, spec)
 	return l.nodePoolName, l.nodePoolTags
 }

@@ -69,7 +69,7 @@ func build(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanK
 		}
 		vpc = id
 	}
-	l := newLocals(name, s.Metadata, spec)
+	l := newLocals(ctx.Context(), name, s.Metadata, spec)
 	v, err := clusterVersion(ctx, l, liveLookup(ctx, s, p), pulumi.Provider(p))
 	if err != nil {
 		return err

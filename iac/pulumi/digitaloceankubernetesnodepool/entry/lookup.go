@@ -9,10 +9,10 @@ import (
 )
 
 // lookup finds the pools of the manifest's nodePoolName in its cluster.
-var lookup = kinds.PoolLookup(func(ctx context.Context, input *v1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) (ids []string, err error) {
+var lookup = kinds.PoolLookup(func(ctx context.Context, input *v1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) (out []kinds.Listed, err error) {
 	named, err := digitaloceanprovider.PoolsNamed(ctx, input.GetProviderConfig(), cluster, name)
 	for _, p := range named {
-		ids = append(ids, p.ID)
+		out = append(out, kinds.Listed{ID: p.ID, Tags: p.Tags})
 	}
-	return ids, err
+	return out, err
 })

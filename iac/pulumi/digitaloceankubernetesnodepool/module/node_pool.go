@@ -16,7 +16,7 @@ type settings = component.Settings[*digitalocean.Provider, *digitaloceanv1.Digit
 // nodePool creates the pool in the cluster of id clusterID.
 func nodePool(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanKubernetesNodePoolSpec,
 	clusterID pulumi.StringOutput, opts []pulumi.ResourceOption) (*digitalocean.KubernetesNodePool, error) {
-	l := newLocals(name, s.Metadata, spec)
+	l := newLocals(ctx.Context(), name, s.Metadata, spec)
 	args := &digitalocean.KubernetesNodePoolArgs{
 		ClusterId: clusterID,
 		Name:      pulumi.String(spec.GetNodePoolName()),

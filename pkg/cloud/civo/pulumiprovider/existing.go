@@ -31,9 +31,9 @@ func credentials(cfg *civov1.CivoProviderConfig) (token, url string, err error) 
 	return token, url, nil
 }
 
-// ClusterIDsNamed are the ids of region's clusters named name, read page by page (civogo's own
-// list reads the first page only), from the run's one list of the region when ctx carries a run.
-func ClusterIDsNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, name string) ([]string, error) {
+// ClustersNamed are region's clusters named name, read page by page (civogo's own list reads the
+// first page only), from the run's one list of the region when ctx carries a run.
+func ClustersNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, name string) ([]civo.Cluster, error) {
 	token, url, err := credentials(cfg)
 	if err != nil {
 		return nil, err
@@ -55,16 +55,16 @@ func ClusterIDsNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []civo.Cluster
 	for _, cl := range clusters {
 		if cl.Name == name {
-			out = append(out, cl.ID)
+			out = append(out, cl)
 		}
 	}
 	return out, nil
 }
 
-// maxClusterPages bounds ClusterIDsNamed's list: 10,000 clusters in a region at Civo's 100 a page.
+// maxClusterPages bounds ClustersNamed's list: 10,000 clusters in a region at Civo's 100 a page.
 const maxClusterPages = 100
 
 // PoolExists tells whether the cluster clusterID has a pool named name (a Civo pool's name is its

@@ -23,15 +23,15 @@ func TestTheLookUpsOfARunListEachRegionOnce(t *testing.T) {
 	lookUps := func(t *testing.T, ctx context.Context) {
 		t.Helper()
 		for _, name := range []string{"c1", "c2", "absent"} {
-			if _, err := pulumiprovider.ClusterIDsNamed(ctx, cfg, "fra1", name); err != nil {
+			if _, err := pulumiprovider.ClustersNamed(ctx, cfg, "fra1", name); err != nil {
 				t.Fatal(err)
 			}
 		}
-		ids, err := pulumiprovider.ClusterIDsNamed(ctx, cfg, "fra1", "c1")
-		if err != nil || len(ids) != 1 || ids[0] != first {
-			t.Fatalf("ClusterIDsNamed(c1) = %v, %v; want %s", ids, err, first)
+		named, err := pulumiprovider.ClustersNamed(ctx, cfg, "fra1", "c1")
+		if err != nil || len(named) != 1 || named[0].ID != first {
+			t.Fatalf("ClustersNamed(c1) = %v, %v; want %s", named, err, first)
 		}
-		if _, err := pulumiprovider.ClusterIDsNamed(ctx, cfg, "lon1", "c1"); err != nil {
+		if _, err := pulumiprovider.ClustersNamed(ctx, cfg, "lon1", "c1"); err != nil {
 			t.Fatal(err)
 		}
 	}

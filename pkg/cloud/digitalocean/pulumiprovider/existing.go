@@ -9,9 +9,10 @@ import (
 	"github.com/pkg/errors"
 )
 
-// Named is a cluster or node pool of the account: its id, name and (for a cluster) region.
+// Named is a cluster or node pool of the account: its id, name, (for a cluster) region, and tags.
 type Named struct {
 	ID, Name, Region string
+	Tags             []string
 }
 
 // ClustersNamed are the account's clusters named name, in every region, read page by page: a
@@ -21,7 +22,7 @@ func ClustersNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProvider
 	var out []Named
 	err := eachCluster(ctx, cfg, 3*registryTimeout, func(c digitalocean.Cluster) bool {
 		if c.Name == name {
-			out = append(out, Named{ID: c.ID, Name: c.Name, Region: c.Region})
+			out = append(out, Named{ID: c.ID, Name: c.Name, Region: c.Region, Tags: c.Tags})
 		}
 		return true
 	})
@@ -61,7 +62,7 @@ func poolsNamed(pools []digitalocean.NodePool, name string) []Named {
 	var out []Named
 	for _, p := range pools {
 		if p.Name == name {
-			out = append(out, Named{ID: p.ID, Name: p.Name})
+			out = append(out, Named{ID: p.ID, Name: p.Name, Tags: p.Tags})
 		}
 	}
 	return out

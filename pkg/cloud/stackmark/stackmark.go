@@ -1,0 +1,109 @@
+// Package stackmark names the mark every cluster and node pool clusterplane deploys carries in the
+// cloud: a tag that is its stack's alone, "clusterplane-stack:<backend>-<stack>".
+//
+// The tags clusterplane derives from a manifest (resource-name, environment, ...) name the
+// manifest, and two stacks of one name in two backends share them. The mark names the backend
+// too, so that what a create left in the cloud when its answer was lost is known for the stack's
+// own: the next up takes it back instead of refusing it, and drift names a marked cluster no
+// stack of the backend records.
+//
+// Both parts are 12 lowercase hexadecimal characters (digests: a backend URL or a stack key may
+// hold characters no tag allows), so the mark is a valid tag on DigitalOcean and on Civo. The
+// deploy layer works the mark out from its backend and puts it on the stack program's context
+// (Carry); each kind's module adds it to the tags it sends (Of). A context that carries none, as
+// a Pulumi user's own program and a run under mocks, adds no mark.
+package stackmark
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+)
+
+// Prefix starts every mark's tag.
+const Prefix = "clusterplane-stack:"
+
+// Mark is one stack's mark: the digest of its backend and the digest of its key. The zero Mark is
+// none.
+type Mark struct{ Backend, Stack string }
+
+// Of is the mark of stack key (<project>/<stack>) in the backend named backendID (BackendID).
+func Of(backendID, key string) Mark {
+	return Mark{Backend: rotation.Digest("clusterplane backend\x00" + backendID), Stack: rotation.StackDigest(key)}
+}
+
+// IsZero tells the zero Mark, which no resource carries.
+func (m Mark) IsZero() bool { return m == Mark{} }
+
+// Tag is the mark as the tag a resource carries; "" for the zero Mark.
+func (m Mark) Tag() string {
+	if m.IsZero() {
+		return ""
+	}
+	return Prefix + m.Backend + "-" + m.Stack
+}
+
+// In are the marks among tags; a tag of the prefix that is no mark (written by hand) is left out.
+func In(tags []string) []Mark {
+	var out []Mark
+	for _, tag := range tags {
+		rest, ok := strings.CutPrefix(tag, Prefix)
+		if !ok {
+			continue
+		}
+		if m, ok := rotation.ParseMark(rest); ok {
+			out = append(out, Mark{Backend: m.Stack, Stack: m.ID})
+		}
+	}
+	return out
+}
+
+// IsMarkTag tells a tag that is a mark, whichever stack's.
+func IsMarkTag(tag string) bool { return len(In([]string{tag})) == 1 }
+
+// BackendID names a backend by its URL without what only reaches it (a user, a password, the
+// query's options), so that the mark holds no secret and two commands that reach one backend
+// with other credentials give its stacks the same marks. A URL that does not parse names itself.
+func BackendID(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme == "" {
+		return rawURL
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
+	return u.String()
+}
+
+// key is the context key of a carried Mark.
+type key struct{}
+
+// Carry is ctx carrying m, for the stack program run with it. A value on the Go context handed to
+// Pulumi's Automation API does not reach the program's context: the program itself must be run
+// with the one Carry returns.
+func Carry(ctx *pulumi.Context, m Mark) *pulumi.Context {
+	return ctx.WithValue(key{}, m)
+}
+
+// From is the Mark ctx (a program's ctx.Context()) carries, the zero Mark when none.
+func From(ctx context.Context) Mark {
+	m, _ := ctx.Value(key{}).(Mark)
+	return m
+}
+
+// Tags is tags with ctx's mark added when ctx carries one.
+func Tags(ctx context.Context, tags []string) []string {
+	if tag := From(ctx).Tag(); tag != "" {
+		return append(slices.Clip(tags), tag)
+	}
+	return tags
+}
+
+// Context is ctx carrying m, for what reads the mark outside a stack program: a pool rotation's
+// surge pool, created before the engine runs, takes the same tags as the module's pool.
+func Context(ctx context.Context, m Mark) context.Context {
+	return context.WithValue(ctx, key{}, m)
+}

@@ -1,0 +1,78 @@
+package stackmark_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
+)
+
+func TestAMarkIsEachStacksAloneInEachBackendAndReadBackFromTags(t *testing.T) {
+	base := stackmark.Of("file:///state", "digitaloceankubernetescluster/dev-fra1")
+	tests := []struct {
+		name                  string
+		other                 stackmark.Mark
+		sameMark, sameBackend bool
+	}{
+		{name: "the same stack in the same backend has the same mark",
+			other: stackmark.Of("file:///state", "digitaloceankubernetescluster/dev-fra1"), sameMark: true, sameBackend: true},
+		{name: "another stack of the backend has another mark, with the backend's part",
+			other: stackmark.Of("file:///state", "digitaloceankubernetescluster/dev-lon1"), sameBackend: true},
+		{name: "the same stack in another backend has another mark",
+			other: stackmark.Of("file:///other", "digitaloceankubernetescluster/dev-fra1")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if (tt.other == base) != tt.sameMark {
+				t.Errorf("%v against %v: same %v, want %v", tt.other, base, tt.other == base, tt.sameMark)
+			}
+			if (tt.other.Backend == base.Backend) != tt.sameBackend {
+				t.Errorf("the backend part %s against %s: same %v, want %v", tt.other.Backend, base.Backend, !tt.sameBackend, tt.sameBackend)
+			}
+		})
+	}
+	tag := base.Tag()
+	if !strings.HasPrefix(tag, stackmark.Prefix) || len(tag) != len(stackmark.Prefix)+12+1+12 {
+		t.Errorf("Tag() = %q, want %s<12 hex>-<12 hex>", tag, stackmark.Prefix)
+	}
+	got := stackmark.In([]string{"team:a", tag, stackmark.Prefix + "by-hand"})
+	if len(got) != 1 || got[0] != base {
+		t.Errorf("In() = %v, want %v alone: a tag of the prefix that is no mark is left out", got, base)
+	}
+	if (stackmark.Mark{}).Tag() != "" {
+		t.Errorf("the zero mark has a tag")
+	}
+}
+
+func TestABackendIsNamedWithoutItsCredentials(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"postgres://alice:s3cret@db.example:5432/pulumi?sslmode=disable&password=x", "postgres://db.example:5432/pulumi"},
+		{"file:///var/state", "file:///var/state"},
+		{"s3://bucket/prefix?region=eu-west-1", "s3://bucket/prefix"},
+		{"not a url", "not a url"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := stackmark.BackendID(tt.url); got != tt.want {
+				t.Errorf("BackendID(%q) = %q, want %q", tt.url, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTagsAddTheCarriedMarkOnlyAndNeverChangeTheirArgument(t *testing.T) {
+	m := stackmark.Of("file:///state", "p/s")
+	tags := make([]string, 1, 4)
+	tags[0] = "team:a"
+	if got := stackmark.Tags(context.Background(), tags); len(got) != 1 {
+		t.Errorf("Tags() without a mark = %v, want the tags alone", got)
+	}
+	got := stackmark.Tags(stackmark.Context(context.Background(), m), tags)
+	if len(got) != 2 || got[1] != m.Tag() {
+		t.Errorf("Tags() with a mark = %v, want it last", got)
+	}
+	if again := append(tags, "x"); again[1] != "x" || got[1] != m.Tag() {
+		t.Errorf("Tags() shares its result's array with its argument: %v", got)
+	}
+}
