@@ -224,3 +224,80 @@ func TestDriftNamesAClusterCarryingTheStacksMarkThatTheStackDoesNotRecord(t *tes
 		t.Errorf("drift names the unmarked cluster %s as the stack's:\n%s", byHand, r)
 	}
 }
+
+// A stack deployed before clusterplane marked what it creates (here: its mark taken out of the
+// state and the cloud) drifts not at all for the want of it, and its next up that runs the engine
+// adds it in place: the same cluster, updated, never replaced.
+// Promise: mark-added-in-place-at-next-up
+func TestAStackDeployedBeforeTheMarkGetsItInPlaceAtItsNextUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	manifest := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
+	if code, st, r := e.upReport(manifest); code != 0 {
+		t.Fatalf("up = %d, %s\n%s", code, st.Outcome, r)
+	}
+	id := e.doCluster("dev-fra1").ID
+	marked := func(tags []string) bool {
+		return slices.ContainsFunc(tags, func(tag string) bool { return strings.HasPrefix(tag, "clusterplane-stack:") })
+	}
+	unmark := func(tags []string) []string {
+		return slices.DeleteFunc(slices.Clone(tags), func(tag string) bool { return strings.HasPrefix(tag, "clusterplane-stack:") })
+	}
+	e.do.EditCluster(id, func(c *godo.KubernetesCluster) {
+		c.Tags = unmark(c.Tags)
+		for _, p := range c.NodePools {
+			p.Tags = unmark(p.Tags)
+		}
+	})
+	checkpoint := filepath.Join(e.dir, "state", ".pulumi", "stacks", "digitaloceankubernetescluster", "dev-fra1.json")
+	data, err := os.ReadFile(checkpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state any
+	if err := json.Unmarshal(data, &state); err != nil {
+		t.Fatal(err)
+	}
+	var strip func(v any) any
+	strip = func(v any) any {
+		switch v := v.(type) {
+		case []any:
+			out := []any{}
+			for _, e := range v {
+				if s, ok := e.(string); ok && strings.HasPrefix(s, "clusterplane-stack:") {
+					continue
+				}
+				out = append(out, strip(e))
+			}
+			return out
+		case map[string]any:
+			for k, e := range v {
+				v[k] = strip(e)
+			}
+		}
+		return v
+	}
+	if data, err = json.Marshal(strip(state)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(checkpoint, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "clusterplane-stack:") {
+		t.Fatal("the mark is still in the state")
+	}
+	if code, st, r := e.report("drift", manifest, "--deep"); code != 0 || st.Outcome != "done" {
+		t.Errorf("drift --deep of the stack deployed without its mark = %d, %s: want no drift\n%s", code, st.Outcome, r)
+	}
+	code, st, r := e.report("up", manifest, "--yes", "--deep")
+	if code != 0 || st.Outcome != "done" || !strings.Contains(st.Reason, "1 update,") || !strings.Contains(st.Reason, "added the stack's mark (clusterplane-stack:...) to spec.defaultNodePool.tags, spec.tags") || strings.Contains(st.Reason, "replace") || strings.Contains(st.Reason, "put back") {
+		t.Fatalf("up --deep of the stack deployed without its mark = %d, %s %q: want done, the cluster updated in place\n%s", code, st.Outcome, st.Reason, r)
+	}
+	now := e.doCluster("dev-fra1")
+	if now.ID != id || !marked(now.Tags) || !marked(now.NodePools[0].Tags) {
+		t.Errorf("after the up the cluster %s (was %s) has tags %v and its pool %v: want the same cluster, both marked", now.ID, id, now.Tags, now.NodePools[0].Tags)
+	}
+	if code, st, r := e.report("drift", manifest, "--deep"); code != 0 || st.Outcome != "done" {
+		t.Errorf("drift --deep after the up = %d, %s: want no drift\n%s", code, st.Outcome, r)
+	}
+}

@@ -201,6 +201,7 @@ func PutBack(t deploytarget.Target, o outcome.Outcome, preview bool, left func()
 	changed := ChangedPaths(t, o.Result.Previous)
 	var leftFields []string
 	var leftRead bool
+	var marked []outcome.FieldDrift
 	for _, f := range driftedFields(t.Effects, o.Result.Steps) {
 		if !leftRead && left != nil && !Among(f.Field, changed) && f.Stays == "" {
 			leftFields, leftRead = left(), true
@@ -210,6 +211,9 @@ func PutBack(t deploytarget.Target, o outcome.Outcome, preview bool, left func()
 			// The manifest changed it: the report lists it as the change it is.
 		case f.Stays != "":
 			o.Drift = append(o.Drift, f)
+		case addsOnlyMark(f):
+			// A stack deployed before clusterplane marked what it creates: no change in the cloud.
+			marked = append(marked, f)
 		case slices.Contains(leftFields, f.Field) || t.Effects != nil && t.Effects.NeverReadBack[f.Property]:
 			o.Sets = append(o.Sets, f)
 		default:
@@ -222,6 +226,13 @@ func PutBack(t deploytarget.Target, o outcome.Outcome, preview bool, left func()
 	}
 	if len(o.PutBack) > 0 {
 		o.Reason += "; " + putBack + " what changed in the cloud: " + fieldNames(o.PutBack)
+	}
+	if len(marked) > 0 {
+		adds := "added"
+		if preview {
+			adds = "would add"
+		}
+		o.Reason += "; " + adds + " the stack's mark (clusterplane-stack:...) to " + fieldNames(marked)
 	}
 	switch {
 	case len(o.Sets) > 0 && preview:

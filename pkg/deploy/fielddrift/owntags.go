@@ -113,3 +113,16 @@ func dropTags(v any, drop []string) any {
 	}
 	return kept
 }
+
+// addsOnlyMark tells a tags field whose manifest value is the cloud's with a stack's mark added
+// (stackmark): what a stack deployed before clusterplane marked what it creates gets at its next
+// up, no change made in the cloud.
+func addsOnlyMark(f outcome.FieldDrift) bool {
+	if !isTags(f.Field) {
+		return false
+	}
+	live, manifest := tagList(asList(f.Live)), tagList(asList(f.Manifest))
+	unmarked := func(tags []string) []string { return slices.DeleteFunc(slices.Clone(tags), stackmark.IsMarkTag) }
+	return slices.ContainsFunc(manifest, stackmark.IsMarkTag) && !slices.ContainsFunc(live, stackmark.IsMarkTag) &&
+		slices.Equal(unmarked(live), unmarked(manifest))
+}

@@ -50,3 +50,29 @@ func TestClusterplanesOwnTagsAreNeverShownAsTheUsers(t *testing.T) {
 		t.Errorf("a derived tag removed in the cloud: %#v; want the missing tag shown", removed)
 	}
 }
+
+func TestATagsFieldThatOnlyGainsTheStacksMarkIsNoChangeOfTheClouds(t *testing.T) {
+	mark := "clusterplane-stack:0123456789ab-ba9876543210"
+	other := "clusterplane-stack:aaaaaaaaaaaa-bbbbbbbbbbbb"
+	tests := []struct {
+		name           string
+		field          string
+		live, manifest any
+		want           bool
+	}{
+		{"the manifest's tags are the cloud's and the mark", "spec.tags", []any{"team:a"}, []any{"team:a", mark}, true},
+		{"a Civo cluster's tags, one string", "spec.tags", "team:a", "team:a " + mark, true},
+		{"the default pool's tags too", "spec.defaultNodePool.tags", []any{}, []any{mark}, true},
+		{"a tag the console added besides is the cloud's change", "spec.tags", []any{"team:a", "edited"}, []any{"team:a", mark}, false},
+		{"a mark the cloud has already (another stack's) is no first mark", "spec.tags", []any{"team:a", other}, []any{"team:a", mark}, false},
+		{"a field other than tags", "spec.labels", []any{"team:a"}, []any{"team:a", mark}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := outcome.FieldDrift{Field: tt.field, Live: tt.live, Manifest: tt.manifest}
+			if got := addsOnlyMark(f); got != tt.want {
+				t.Errorf("addsOnlyMark(%+v) = %v, want %v", f, got, tt.want)
+			}
+		})
+	}
+}
