@@ -58,13 +58,35 @@ func (s stackJSON) ids() []string {
 // Promise: up-takes-back-what-its-create-left
 func TestACreateTheCloudCarriedOutButAnswered500IsTakenBackByTheSameUpAndNeverMadeAgain(t *testing.T) {
 	t.Parallel()
+	tests := []struct {
+		name  string
+		fault fakecloud.Fault
+	}{
+		// Every POST of a cluster is carried out, then answered 500. The plugin's client would
+		// ask again and make one more each time; clusterplane runs it with its retries off and,
+		// finding the one it left carrying the stack's mark, takes it into the stack instead.
+		{"a create carried out and answered 500", fakecloud.Fault{Method: http.MethodPost, Path: "/v2/kubernetes/clusters",
+			Status: http.StatusInternalServerError, Commit: true, Times: 50}},
+		// The create is answered, and the provider's read of the new cluster right after it
+		// answered 503: the provider records nothing.
+		{"a create whose read right after it answered 503", fakecloud.Fault{Method: http.MethodGet, Path: "/v2/kubernetes/clusters/",
+			Status: http.StatusServiceUnavailable, After: http.MethodPost, Times: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			takenBackByTheSameUp(t, tt.fault)
+		})
+	}
+}
+
+// takenBackByTheSameUp runs up of a DigitalOcean cluster against a cloud with fault, which makes
+// the cluster but leaves it unrecorded, and holds that the up takes it back, and the next up
+// makes none.
+func takenBackByTheSameUp(t *testing.T, fault fakecloud.Fault) {
 	e := newEnv(t)
 	manifest := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
-	// Every POST of a cluster is carried out, then answered 500. The plugin's client would ask
-	// again and make one more each time; clusterplane runs it with its retries off and, finding
-	// the one it left carrying the stack's mark, takes it into the stack instead.
-	e.do.Inject(fakecloud.Fault{Method: http.MethodPost, Path: "/v2/kubernetes/clusters", Status: http.StatusInternalServerError,
-		Commit: true, Times: 50})
+	e.do.Inject(fault)
 	code, st, r := e.upReport(manifest)
 	made := e.do.Clusters()
 	if code != 0 || st.Outcome != "done" || len(made) != 1 || len(st.Unmanaged) != 0 {

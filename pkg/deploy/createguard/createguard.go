@@ -173,8 +173,8 @@ func (d Creating) ownMade(t deploytarget.Target, live []kinds.Live) *kinds.Live 
 
 // TakenBack is what an outcome's reason says of a cluster (node pool) the stack took back.
 func TakenBack(l kinds.Live) string {
-	return "took back " + stackstate.DescribeLive([]kinds.Live{l}) + ", which an earlier create of this stack made " +
-		"but whose answer was lost: it carries the stack's mark"
+	return "took back " + stackstate.DescribeLive([]kinds.Live{l}) + ", which a create of this stack made without " +
+		"its record (its answer lost, or the read after it failed): it carries the stack's mark"
 }
 
 // WouldTakeBack is what a preview's reason adds when up would take back l (ownMade) instead of
