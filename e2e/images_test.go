@@ -165,7 +165,7 @@ func podmanRunner(t *testing.T, e *env, layout, tag, backend string) (script, pr
 		fmt.Fprintf(&text, "  --env %s \\\n", name)
 	}
 	fmt.Fprintf(&text, "  --env PULUMI_BACKEND_URL='%s' \\\n  'oci:%s:%s' \"$@\"\n", backend, layout, tag)
-	script = filepath.Join(e.dir, "podman-run.sh")
+	script = filepath.Join(e.dir, prefix+".sh")
 	if err := os.WriteFile(script, []byte(text.String()), 0o755); err != nil {
 		t.Fatal(err)
 	}
