@@ -32,14 +32,16 @@ func TestUpTakesBackTheOneClusterItsOwnCreateLeftAndRefusesAnyOther(t *testing.T
 		tags    func(own, other string) []string
 		n       int
 		takenBy bool
+		// elsewhere: the refusal says the cluster is this stack's in another backend.
+		elsewhere bool
 	}{
 		{name: "a create answered 500 is taken back by the same up", failFirst: true,
 			tags: func(own, _ string) []string { return []string{"resource-name:dev-fra1", own} }, n: 1, takenBy: true},
 		{name: "what an earlier up left is taken back by the next", tags: func(own, _ string) []string { return []string{own} }, n: 1, takenBy: true},
 		{name: "a cluster without the mark (made in a console) is refused",
 			tags: func(string, string) []string { return []string{"resource-name:dev-fra1"} }, n: 1},
-		{name: "a cluster of the same stack in another backend is refused",
-			tags: func(_, other string) []string { return []string{other} }, n: 1},
+		{name: "a cluster of the same stack in another backend is refused, saying so",
+			tags: func(_, other string) []string { return []string{other} }, n: 1, elsewhere: true},
 		{name: "two clusters carrying the mark are refused: which one is the stack's is not known",
 			tags: func(own, _ string) []string { return []string{own} }, n: 2},
 	}
@@ -75,6 +77,9 @@ func TestUpTakesBackTheOneClusterItsOwnCreateLeftAndRefusesAnyOther(t *testing.T
 				var existing *createguard.ExistingError
 				if o.Status != outcome.Blocked || !errors.As(o.Err, &existing) || len(o.Unmanaged) != tt.n {
 					t.Fatalf("up: %s %v %v, want refused naming the %d in the cloud", o.Status, o.Err, o.Unmanaged, tt.n)
+				}
+				if says := strings.Contains(o.Err.Error(), "carries the mark of this stack in another backend"); says != tt.elsewhere {
+					t.Errorf("up's refusal %q says the cluster is this stack's in another backend: %v, want %v", o.Err, says, tt.elsewhere)
 				}
 				return
 			}

@@ -44,12 +44,21 @@ type ExistingError struct {
 	ManagedBy string
 	// NameField is the manifest's field that names it in the cloud ("spec.clusterName").
 	NameField string
+	// ElsewhereMarked says that one of Live carries the mark of this stack in another backend
+	// (package stackmark): a state folder or database other than this one deployed it.
+	ElsewhereMarked bool
 }
 
 func (e *ExistingError) Error() string {
 	if e.ManagedBy != "" {
 		return "the cloud already holds " + stackstate.DescribeLive(e.Live) + ", which stack " + e.ManagedBy +
 			" manages: give this manifest another " + e.nameField() + ", or change " + e.ManagedBy + "'s manifest instead"
+	}
+	if e.ElsewhereMarked {
+		return "the cloud already holds " + stackstate.DescribeLive(e.Live) + ", which carries the mark of this stack in " +
+			"another backend (another state folder or database deployed it), and a create would make one more: run clusterplane " +
+			"with that backend (PULUMI_BACKEND_URL), or give this manifest another " + e.nameField() + ". Adopting it here " +
+			"would leave it in two backends' hands. " + outcome.AdoptAdvice(e.File, e.Live)
 	}
 	return "the cloud already holds " + stackstate.DescribeLive(e.Live) + ", which the stack does not hold, " +
 		"and a create would make one more. " + outcome.AdoptAdvice(e.File, e.Live)
@@ -73,6 +82,14 @@ func (d Creating) existing(ctx context.Context, t deploytarget.Target, live []ki
 			if key := held[l.ID]; key != "" && key != t.Key() {
 				e.ManagedBy = key
 				break
+			}
+		}
+	}
+	if d.backend != nil {
+		ours := stackmark.Of(d.backend.ID(), t.Key())
+		for _, l := range live {
+			for _, m := range stackmark.In(l.Tags) {
+				e.ElsewhereMarked = e.ElsewhereMarked || m.Stack == ours.Stack && m.Backend != ours.Backend
 			}
 		}
 	}
