@@ -129,13 +129,7 @@ func TestAPoolCreateTheCloudCarriedOutButAnswered500IsTakenBackByTheSameUp(t *te
 		t.Fatalf("up of the pool against a cloud that answers 500 after each create = %d, %s: want done, the pool taken back\n%s", code, st.Outcome, r)
 	}
 	e.doPool(clusterID, "batch") // fails the test unless the pool is there
-	var batch int
-	for _, p := range e.do.Pools(clusterID) {
-		if p.Name == "batch" {
-			batch++
-		}
-	}
-	if batch != 1 {
+	if batch := named(e.do.Pools(clusterID), func(p godo.KubernetesNodePool) string { return p.Name }, "batch"); batch != 1 {
 		t.Errorf("the cluster holds %d pools named batch, want 1", batch)
 	}
 }
@@ -199,15 +193,20 @@ func TestAClusterCreateAnswered500ThroughTheAPIEndsReadyWithOneCluster(t *testin
 		t.Fatalf("create the cluster: %d %v", code, c)
 	}
 	a.waitStatus("/api/v1/clusters/"+c["id"].(string), "True")
-	var named int
-	for _, cl := range e.do.Clusters() {
-		if cl.Name == "lost-fra1" {
-			named++
+	if n := named(e.do.Clusters(), func(c godo.KubernetesCluster) string { return c.Name }, "lost-fra1"); n != 1 {
+		t.Errorf("the cloud holds %d clusters named lost-fra1, want 1", n)
+	}
+}
+
+// named counts the items whose name is name.
+func named[T any](items []T, nameOf func(T) string, name string) int {
+	n := 0
+	for _, item := range items {
+		if nameOf(item) == name {
+			n++
 		}
 	}
-	if named != 1 {
-		t.Errorf("the cloud holds %d clusters named lost-fra1, want 1", named)
-	}
+	return n
 }
 
 // A cluster carrying a stack's mark that the stack does not record (here its record is lost: the
