@@ -214,7 +214,10 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 		run = pipeline.Run
 	}
 	vouched := pipeline.Status(true).Around(func(c pipeline.Call) outcome.Outcome {
-		if !c.Scanned.Unchanged {
+		// A cluster the scan found carrying the stack's mark that the stack does not record is
+		// known only from the scan's list: the object's own check lists nothing, so the sweep
+		// writes it.
+		if !c.Scanned.Unchanged && len(c.Scanned.Unrecorded) == 0 {
 			return outcome.NotRun(outcome.LeftOut, notVouched)
 		}
 		return c.Run()
@@ -236,7 +239,7 @@ func (w *Worker) scanPart(ctx context.Context, scanner *scan.Scanner, part []sto
 			continue
 		}
 		c := out.Report.Condition("Drifted")
-		if c.Status != "False" {
+		if c.Status != "False" && c.Reason != outcome.UnrecordedInCloud {
 			continue
 		}
 		md, settled, err := w.ownedByRecords(ctx, records, o, out.Target.Key())

@@ -17,6 +17,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -235,4 +236,58 @@ func seedSweptCluster(t *testing.T, ctx context.Context, i int, do *fakedo.DO, s
 		do.EditPool(id, cl.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
 	}
 	return seeded, edited
+}
+
+// A cluster the sweep's list finds carrying an object's stack mark, which the stack does not
+// record, makes that object's Drifted True (UnrecordedInCloud), naming its id: the object's own
+// check lists nothing, so the sweep writes it. The other object stays InSync.
+// Promise: drift-names-unrecorded-marked-clusters
+func TestTheDriftSweepNamesAClusterCarryingAnObjectsStackMarkThatItsStackDoesNotRecord(t *testing.T) {
+	ctx := context.Background()
+	do := fakedo.New(t, "sweep-token")
+	t.Setenv(digitalocean.TokenEnv, "sweep-token")
+	t.Setenv(digitalocean.APIURLEnv, do.URL())
+	st, err := store.Open(ctx, store.SQLitePrefix+filepath.Join(t.TempDir(), "serve.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	st.Summarise = Controller
+	fleet := recordedFleet{Backend: deploytest.New(), records: map[string]stackstate.Records{}}
+	w := &Worker{Store: st, Kinds: registry.Kinds(), Backend: func() (stackstate.Backend, error) { return fleet, nil }, StackTimeout: time.Minute}
+	seeded, _ := seedSweptCluster(t, ctx, 0, do, st, w, fleet)
+	cluster, pool := seeded[0], seeded[1]
+	cm, _, err := w.manifest(ctx, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := do.SeedCluster(godo.KubernetesCluster{Name: cluster.Name, RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
+		Tags:      []string{stackmark.Of(fleet.ID(), cm.Target.Key()).Tag()},
+		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 1}}})
+	sweep := &Sweep{Store: st, Every: time.Hour, Worker: w, insert: func(context.Context, []river.InsertManyParams) error { return nil }}
+	if err := sweep.Work(ctx, &river.Job[SweepArgs]{}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		o      store.Object
+		status string
+		reason string
+		says   string
+	}{
+		{"the cluster whose stack's mark the lost cluster carries", cluster, "True", "UnrecordedInCloud", lost},
+		{"its pool", pool, "False", "InSync", "fleet scan"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sts, err := st.Statuses().List(ctx, tt.o.Type, tt.o.ID)
+			if err != nil || len(sts) != 1 {
+				t.Fatalf("statuses: %v, %v", sts, err)
+			}
+			d, _ := sts[0].Condition("Drifted")
+			if d.Status != tt.status || d.Reason != tt.reason || !strings.Contains(d.Message, tt.says) {
+				t.Errorf("Drifted %+v, want %s, %s, saying %s", d, tt.status, tt.reason, tt.says)
+			}
+		})
+	}
 }
