@@ -244,6 +244,31 @@ func TestDriftNamesAClusterCarryingTheStacksMarkThatTheStackDoesNotRecord(t *tes
 	if strings.Contains(st.Reason, byHand) {
 		t.Errorf("drift names the unmarked cluster %s as the stack's:\n%s", byHand, r)
 	}
+
+	// A preview makes a stack for itself and removes it after: the history the lost stack left,
+	// which a person recovers it from, stays as it was.
+	// Promise: preview-keeps-a-lost-stacks-history
+	history := filepath.Join(e.dir, "state", ".pulumi", "history", "digitaloceankubernetescluster", "dev-fra1")
+	before, err := os.ReadDir(history)
+	if err != nil || len(before) == 0 {
+		t.Fatalf("the lost stack's history: %d files, %v", len(before), err)
+	}
+	if r, code := e.clusterplane("preview", manifest); code != 0 {
+		t.Errorf("preview of the lost stack = %d, want 0 (up takes the cluster back)\n%s", code, r)
+	}
+	if after, err := os.ReadDir(history); err != nil || len(after) != len(before) {
+		t.Errorf("the lost stack's history holds %d files after a preview, had %d (%v)", len(after), len(before), err)
+	}
+	if _, err := os.Stat(filepath.Join(stacks, "dev-fra1.json")); !os.IsNotExist(err) {
+		t.Errorf("the stack the preview made is still there: %v", err)
+	}
+	// Followed as drift says it, the stack holds the cluster again.
+	if r, code := e.clusterplane("adopt", manifest, "--id", made); code != 0 {
+		t.Fatalf("adopt as drift says = %d\n%s", code, r)
+	}
+	if code, st, r := e.report("drift", manifest); code != 0 || st.Outcome != "done" {
+		t.Errorf("drift after the adopt = %d, %s: want no drift\n%s", code, st.Outcome, r)
+	}
 }
 
 // A stack deployed before clusterplane marked what it creates (here: its mark taken out of the

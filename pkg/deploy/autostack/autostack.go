@@ -315,6 +315,7 @@ func (b *Backend) Create(ctx context.Context, project, stack string, program pul
 		return nil, err
 	}
 	s.dir = dir
+	s.keepsHistory = b.historyHeld(ctx, project, stack)
 	if s.auto, err = auto.NewStack(ctx, stack, ws); err != nil {
 		_ = s.Close()
 		if auto.IsCreateStack409Error(err) {

@@ -39,6 +39,11 @@ type stackOf struct {
 	// before its checks, again before a refresh and after a preview, and a checkpoint's parse is
 	// most of the cost of each read.
 	read stateRead
+	// keepsHistory: Create made the stack where a stack of its name had left a history (its
+	// checkpoint lost or removed by hand). Remove then deletes the checkpoint Create wrote, and
+	// not that history, which `pulumi stack rm` would delete with it: it is what a person
+	// recovers the stack from.
+	keepsHistory bool
 }
 
 var _ stackstate.Stack = (*stackOf)(nil)
@@ -240,6 +245,9 @@ func (s *stackOf) LastUpdate(ctx context.Context) (*stackstate.Update, error) {
 
 // Remove deletes the stack from the backend.
 func (s *stackOf) Remove(ctx context.Context) error {
+	if s.keepsHistory {
+		return s.backend.removeCheckpoint(ctx, s.project, s.stack)
+	}
 	return classify(ctx, "remove the stack", s.auto.Workspace().RemoveStack(ctx, s.stack), "", s.backend, s)
 }
 

@@ -49,3 +49,36 @@ func writtenSinceRecord(ctx context.Context, store blobs, project, stack string,
 	}
 	return !bytes.Equal(copied, state), nil
 }
+
+// historyHeld tells whether the backend's storage holds a history of stack <project>/<stack>:
+// records of a stack of that name, whatever became of its checkpoint. False where the storage is
+// not read here.
+func (b *Backend) historyHeld(ctx context.Context, project, stack string) bool {
+	store, err := b.blobs(ctx)
+	if err != nil {
+		return false
+	}
+	keys, err := store.list(ctx, path.Join(".pulumi", "history", project, stack))
+	return err == nil && len(keys) > 0
+}
+
+// removeCheckpoint deletes stack <project>/<stack>'s checkpoint, in each form the CLI writes it
+// (.json, compressed, its .bak), leaving its history: the stack is gone, as `pulumi stack rm`
+// leaves it, but what a person recovers it from is not.
+func (b *Backend) removeCheckpoint(ctx context.Context, project, stack string) error {
+	store, err := b.blobs(ctx)
+	if err != nil {
+		return err
+	}
+	dir := path.Join(".pulumi", "stacks", project)
+	names, err := store.named(ctx, dir, stack+".json")
+	if err != nil {
+		return errors.Wrapf(err, "find the checkpoint of stack %s/%s", project, stack)
+	}
+	for _, name := range names {
+		if err := store.remove(ctx, path.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return errors.Wrapf(err, "remove the checkpoint of stack %s/%s", project, stack)
+		}
+	}
+	return nil
+}
