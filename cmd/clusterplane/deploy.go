@@ -87,7 +87,8 @@ func (o *deployOptions) refreshFlag(cmd *cobra.Command) {
 // changedSince, --changed-since (preview, up).
 func (o *deployOptions) fleetFlags(cmd *cobra.Command, changedSince bool) {
 	cmd.Flags().BoolVar(&o.deep, "deep", false, "run the engine (the provider's refresh) for every stack; without it each cloud's "+
-		"clusters are listed once first, and only the stacks that list cannot vouch for run")
+		"clusters are listed once first, and only the stacks that list cannot vouch for run (that list also finds, for drift, a "+
+		"cluster carrying a stack's mark that the stack does not record: --deep does not)")
 	if changedSince {
 		cmd.Flags().StringVar(&o.changedSince, "changed-since", "", "run only the manifests changed since this git commit "+
 			"(committed or not, untracked ones too) and the stacks that reference them, as a pull request's CI wants")
