@@ -347,3 +347,61 @@ func TestAStackDeployedBeforeTheMarkGetsItInPlaceAtItsNextUp(t *testing.T) {
 		t.Errorf("drift --deep after the up = %d, %s: want no drift\n%s", code, st.Outcome, r)
 	}
 }
+
+// Civo's cluster create, carried out and answered 500: the same up takes back the one it made
+// (the firewall its module makes first is the stack's already), and the cloud holds one.
+// Promise: up-takes-back-what-its-create-left
+func TestACivoClusterCreateAnswered500IsTakenBackByTheSameUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	manifest := e.write("cluster.yaml", withSpec(example(t, "civokubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
+	e.civo.Inject(fakecloud.Fault{Method: http.MethodPost, Path: "/v2/kubernetes/clusters", Status: http.StatusInternalServerError,
+		Commit: true, Times: 50})
+	code, st, r := e.upReport(manifest)
+	if code != 0 || st.Outcome != "done" || !strings.Contains(st.Reason, "took back cluster dev-fra1") {
+		t.Fatalf("up of a Civo cluster against a cloud that answers 500 after each create = %d, %s: want done, the cluster taken back\n%s",
+			code, st.Outcome, r)
+	}
+	if n := named(e.civo.Clusters(), func(c civogo.KubernetesCluster) string { return c.Name }, "dev-fra1"); n != 1 {
+		t.Errorf("Civo holds %d clusters named dev-fra1, want 1", n)
+	}
+	if code, st, r := e.report("drift", manifest, "--deep"); code != 0 || st.Outcome != "done" {
+		t.Errorf("drift --deep after the taken-back create = %d, %s: want no drift\n%s", code, st.Outcome, r)
+	}
+}
+
+// A Civo pool's create, carried out and answered 500: the pool carries its stack's mark as a node
+// label (Civo pools keep no tags), and the same up takes it back; the cloud holds one pool more.
+// Promise: up-takes-back-what-its-create-left
+func TestACivoPoolCreateAnswered500IsTakenBackByTheSameUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	cluster := e.write("cluster.yaml", withSpec(example(t, "civokubernetescluster/production.yaml"), "  deletionProtection: false\n"))
+	if code, st, r := e.upReport(cluster); code != 0 {
+		t.Fatalf("up of the cluster = %d, %s\n%s", code, st.Outcome, r)
+	}
+	made, ok := e.civo.ClusterNamed("platform-fra1-prod")
+	if !ok {
+		t.Fatal("Civo holds no cluster platform-fra1-prod after its up")
+	}
+	before := e.civo.Pools()
+	pool := e.write("pool.yaml", example(t, "civokubernetesnodepool/cluster-by-reference.yaml"))
+	e.civo.Inject(fakecloud.Fault{Method: http.MethodPost, Path: "/v2/kubernetes/clusters/" + made.ID + "/pools",
+		Status: http.StatusInternalServerError, Commit: true, Times: 50})
+	code, st, r := e.upReport(pool)
+	if code != 0 || st.Outcome != "done" || !strings.Contains(st.Reason, "took back node pool batch") {
+		t.Fatalf("up of the Civo pool against a cloud that answers 500 after each create = %d, %s: want done, the pool taken back\n%s",
+			code, st.Outcome, r)
+	}
+	if n := e.civo.Pools(); n != before+1 {
+		t.Errorf("Civo holds %d pools after the up, want %d: one made, once", n, before+1)
+	}
+	if p, ok := e.civo.Pool(made.ID, "batch"); !ok || !strings.Contains(p.Labels["clusterplane.dev/stack"], "-") || p.Labels["workload"] != "batch" {
+		t.Errorf("the pool batch: %+v (found %v), want it labelled with the manifest's labels and its stack's mark", p, ok)
+	}
+	if code, st, r := e.report("drift", pool, "--deep"); code != 0 || st.Outcome != "done" {
+		t.Errorf("drift --deep after the taken-back create = %d, %s: want no drift\n%s", code, st.Outcome, r)
+	}
+}

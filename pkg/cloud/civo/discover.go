@@ -6,11 +6,9 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	civopool "github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/pkg/errors"
 )
-
-// ownLabels is the prefix of the node labels Civo sets by itself.
-const ownLabels = "kubernetes.civo.com/"
 
 // Discover reads the account's clusters region by region (Civo's API is per region): the one
 // asked for, or every region the account offers that a manifest can spell.
@@ -104,7 +102,7 @@ func Discovered(cl Cluster, region string, a cloud.Account) cloud.FoundCluster {
 				"region":           region,
 				"size":             p.Size,
 				"nodeCount":        p.Count,
-				"labels":           userLabels(p.Labels),
+				"labels":           civopool.UserLabels(p.Labels),
 				"taints":           cloud.Taints(p.Taints),
 				"publicIpNodePool": p.PublicIPNodePool,
 			},
@@ -133,7 +131,7 @@ func clusterNotes(cl Cluster, def Pool, managed bool) []string {
 		notes = append(notes, "spec.apiServerAllowedCidrs is not written: Civo's API has no field for them (they are rules of "+
 			"the firewall "+cl.FirewallID+"), and a manifest naming its firewall cannot carry them.")
 	}
-	if len(userLabels(def.Labels)) > 0 || len(def.Taints) > 0 {
+	if len(civopool.UserLabels(def.Labels)) > 0 || len(def.Taints) > 0 {
 		notes = append(notes, "The first pool, "+def.ID+", has labels or taints, which the cluster's default pool cannot carry "+
 			"(civo/terraform-provider-civo#380): they are not written.")
 	}
@@ -147,20 +145,6 @@ func PoolID(clusterID, poolName string) string { return clusterID + ":" + poolNa
 // noBounds says why a Civo pool's file has no autoscaling: Civo keeps none on a pool.
 const noBounds = "spec.autoScale, minNodes and maxNodes are not written: Civo's API keeps no autoscaling setting " +
 	"or bounds on a pool (the cluster autoscaler takes the bounds as a flag); set them again if the pool had them."
-
-// userLabels are a pool's labels without those Civo sets on its nodes by itself.
-func userLabels(in map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range in {
-		if !strings.HasPrefix(k, ownLabels) {
-			out[k] = v
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
 
 func orDefault(s, def string) string {
 	if s == "" {

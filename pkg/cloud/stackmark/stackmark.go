@@ -48,6 +48,21 @@ func (m Mark) Tag() string {
 	return Prefix + m.Backend + "-" + m.Stack
 }
 
+// Label is the mark as a label's value, "<backend>-<stack>", for a cloud that keeps labels but
+// no tags on what it makes (Civo's node pools); "" for the zero Mark.
+func (m Mark) Label() string {
+	if m.IsZero() {
+		return ""
+	}
+	return m.Backend + "-" + m.Stack
+}
+
+// OfLabel reads a mark from a label's value as Label writes it; ok is false for anything else.
+func OfLabel(value string) (Mark, bool) {
+	m, ok := rotation.ParseMark(value)
+	return Mark{Backend: m.Stack, Stack: m.ID}, ok
+}
+
 // In are the marks among tags; a tag of the prefix that is no mark (written by hand) is left out.
 func In(tags []string) []Mark {
 	var out []Mark
@@ -56,8 +71,8 @@ func In(tags []string) []Mark {
 		if !ok {
 			continue
 		}
-		if m, ok := rotation.ParseMark(rest); ok {
-			out = append(out, Mark{Backend: m.Stack, Stack: m.ID})
+		if m, ok := OfLabel(rest); ok {
+			out = append(out, m)
 		}
 	}
 	return out

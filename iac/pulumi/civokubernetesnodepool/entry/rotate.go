@@ -5,6 +5,7 @@ import (
 	"time"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	civopool "github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	civoprovider "github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
@@ -38,7 +39,7 @@ var rotate = componentkind.PoolRotate(func(ctx context.Context, input *v1.CivoKu
 	}
 	// The new pools as the module makes the pool: size, count, labels, taints, public IPs.
 	pool := civopool.Spec{ClusterID: cluster, Region: spec.GetRegion(), Size: spec.GetSize(), Count: int(spec.GetNodeCount()),
-		Labels: spec.GetLabels(), PublicIP: spec.GetPublicIpNodePool()}
+		Labels: module.Labels(ctx, spec), PublicIP: spec.GetPublicIpNodePool()}
 	if spec.GetAutoScale() {
 		// As diff plans it: an autoscaled pool starts at its minimum, the autoscaler grows it.
 		pool.Count = int(max(spec.GetMinNodes(), 1))

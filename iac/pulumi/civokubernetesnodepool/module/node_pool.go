@@ -25,7 +25,7 @@ const (
 // not sent: Civo keeps no bounds on a pool, the cluster autoscaler takes them as its --nodes flag.
 func nodePool(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubernetesNodePoolSpec,
 	clusterID pulumi.StringOutput, opts []pulumi.ResourceOption) (*cpcivo.NodePool, error) {
-	l := newLocals(name, spec)
+	l := newLocals(ctx.Context(), name, spec)
 	opts = append(opts, pulumi.Aliases(oldAliases(s, oldPoolType)))
 	pool, err := cpcivo.NewNodePool(ctx, l.name, &cpcivo.NodePoolArgs{
 		ClusterId:        clusterID,
@@ -34,7 +34,7 @@ func nodePool(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubern
 		Size:             pulumi.String(spec.GetSize()),
 		NodeCount:        pulumi.IntPtr(int(spec.GetNodeCount())),
 		AutoScale:        pulumi.BoolPtr(spec.GetAutoScale()),
-		Labels:           pulumi.ToStringMap(spec.GetLabels()),
+		Labels:           pulumi.ToStringMap(l.labels),
 		Taints:           taints(spec.GetTaints()),
 		PublicIpNodePool: pulumi.BoolPtr(spec.GetPublicIpNodePool()),
 	}, append(opts, waitTimeout(spec.GetWaitTimeoutMinutes())...)...)

@@ -46,6 +46,12 @@ const CivoLabelPrefix = "kubernetes.civo.com/"
 // Refresh drops it and Drift ignores it.
 const RotationLabel = "clusterplane.dev/rotation"
 
+// StackLabel is the node label every pool clusterplane creates on Civo carries: its stack's mark
+// (package stackmark, Mark.Label), by which an up takes back a pool its own create made when the
+// answer was lost. It is clusterplane's, never the user's, as RotationLabel is: Refresh drops it
+// and Drift ignores it, so a pool made before it was set is left without it.
+const StackLabel = "clusterplane.dev/stack"
+
 // Taint is a Kubernetes taint on every node of the pool.
 type Taint struct {
 	Key    string
@@ -185,12 +191,12 @@ func Drift(spec Spec, live State) []string {
 	return fields
 }
 
-// UserLabels returns the labels that are not under CivoLabelPrefix nor RotationLabel, or nil
-// when none are.
+// UserLabels returns the labels that are not under CivoLabelPrefix nor RotationLabel or
+// StackLabel, or nil when none are.
 func UserLabels(labels map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range labels {
-		if strings.HasPrefix(k, CivoLabelPrefix) || k == RotationLabel {
+		if strings.HasPrefix(k, CivoLabelPrefix) || k == RotationLabel || k == StackLabel {
 			continue
 		}
 		if out == nil {

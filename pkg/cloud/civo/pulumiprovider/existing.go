@@ -67,17 +67,17 @@ func ClustersNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, 
 // maxClusterPages bounds ClustersNamed's list: 10,000 clusters in a region at Civo's 100 a page.
 const maxClusterPages = 100
 
-// PoolExists tells whether the cluster clusterID has a pool named name (a Civo pool's name is its
-// id within its cluster).
-func PoolExists(ctx context.Context, cfg *civov1.CivoProviderConfig, region, clusterID, name string) (bool, error) {
+// PoolNamed tells whether the cluster clusterID has a pool named name (a Civo pool's name is its
+// id within its cluster), and its node labels.
+func PoolNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, clusterID, name string) (found bool, labels map[string]string, err error) {
 	token, url, err := credentials(cfg)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	api, err := pools.New(token, url, region, pools.WithRetry(cloudapi.Backoff(1, 0)))
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
-	_, found, err := api.Get(ctx, clusterID, name)
-	return found, err
+	st, found, err := api.Get(ctx, clusterID, name)
+	return found, st.Labels, err
 }
