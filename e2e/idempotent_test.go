@@ -253,8 +253,19 @@ func TestDriftNamesAClusterCarryingTheStacksMarkThatTheStackDoesNotRecord(t *tes
 	if err != nil || len(before) == 0 {
 		t.Fatalf("the lost stack's history: %d files, %v", len(before), err)
 	}
+	// A copy of the lost stack's checkpoint a person kept beside it stays too.
+	keptCopy := filepath.Join(stacks, "dev-fra1.json.bak")
+	if err := os.WriteFile(keptCopy, []byte(`{"version": 3}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if r, code := e.clusterplane("preview", manifest); code != 0 {
 		t.Errorf("preview of the lost stack = %d, want 0 (up takes the cluster back)\n%s", code, r)
+	}
+	if _, err := os.Stat(keptCopy); err != nil {
+		t.Errorf("the lost stack's %s is gone after a preview: %v", keptCopy, err)
+	}
+	if err := os.Remove(keptCopy); err != nil {
+		t.Fatal(err)
 	}
 	if after, err := os.ReadDir(history); err != nil || len(after) != len(before) {
 		t.Errorf("the lost stack's history holds %d files after a preview, had %d (%v)", len(after), len(before), err)

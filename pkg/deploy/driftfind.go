@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -32,12 +33,13 @@ type driftFound struct {
 func (d *Deployer) findDrift(ctx context.Context, t deploytarget.Target, s stackstate.Stack, asDeployed *deploytarget.Target,
 	outputs map[string]stackstate.Output, since fielddrift.Since, op string, progress io.Writer, refresh bool) (driftFound, error) {
 	var f driftFound
-	*asDeployed = deploytarget.AsDeployed(t.MarkedIn(d.Backend), outputs)
-	if st, err := s.State(ctx); err != nil || !st.Tagged(asDeployed.Mark().Tag()) {
-		// Deployed before its stack's mark was: the mark the next up adds is no change of the
-		// cloud's.
-		*asDeployed = asDeployed.Unmarked()
+	// As deployed, with the mark the state records, whichever (none, for a stack deployed before
+	// clusterplane marked what it creates): the mark the next up writes is no change of the cloud's.
+	var recorded stackmark.Mark
+	if st, err := s.State(ctx); err == nil {
+		recorded, _ = st.Mark()
 	}
+	*asDeployed = deploytarget.AsDeployed(t, outputs).WithMark(recorded)
 	preview := func() (err error) {
 		f.res, err = s.Preview(ctx, stackstate.Options{Progress: progress, Refresh: refresh})
 		return err

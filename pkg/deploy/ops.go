@@ -562,7 +562,7 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 		return *blocked
 	}
 	if guard.TakeBack != nil {
-		return d.takeBack(ctx, t, s, *guard.TakeBack, opts)
+		return d.takeBack(ctx, t, s, created, *guard.TakeBack, opts)
 	}
 	// The cloud is read first (in memory for the question, into the state for the up) unless the
 	// caller trusts the state of an unchanged manifest. A manifest the stack has not deployed yet,
@@ -621,7 +621,10 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 			o, takeBack = guard.Failed(ctx, o)
 		}
 		if takeBack != nil {
-			return d.takeBack(ctx, t, s, *takeBack, opts)
+			// This up was confirmed (or --yes) before its engine ran: the up after the take-back
+			// is the same up.
+			opts.Yes = true
+			return d.takeBack(ctx, t, s, false, *takeBack, opts)
 		}
 		return o
 	}
@@ -632,17 +635,27 @@ func (d applying) upEngine(ctx context.Context, t deploytarget.Target, s stackst
 // mark: createguard), as adopt imports, and runs the up again: the engine then finds the cluster
 // (node pool) held and creates none. A create whose answer was lost, or whose read after it
 // failed, so ends with the one the cloud made recorded, and no user runs adopt for it.
-func (d applying) takeBack(ctx context.Context, t deploytarget.Target, s stackstate.Stack, l kinds.Live, opts UpOptions) outcome.Outcome {
+// created says that this up made the stack: it goes again when the take-back fails, as a refused
+// up's does.
+func (d applying) takeBack(ctx context.Context, t deploytarget.Target, s stackstate.Stack, created bool, l kinds.Live, opts UpOptions) outcome.Outcome {
+	if !opts.Yes {
+		// The take-back writes the stack before any question could be asked of the up it leads
+		// to: it is made only when the up is confirmed beforehand.
+		forget(ctx, s, created)
+		return outcome.Outcome{Status: outcome.Blocked, Reason: createguard.TakeBackUnconfirmed(l)}
+	}
 	said := createguard.TakenBack(l)
 	if o := d.adopting.adopt(ctx, t, l.ID, AdoptOptions{}); o.Status != outcome.Done {
+		forget(ctx, s, created)
 		o.SayReason(outcome.SaysNot, "could not take back "+stackstate.DescribeLive([]kinds.Live{l})+
 			", which an earlier create of this stack made: "+o.Reason, "")
 		o.Unmanaged = append(o.Unmanaged, l)
 		return o
 	}
+	opts.Planned = nil // the adoption is a new update, which a saved plan could not know of
 	st, err := s.State(ctx)
 	if err != nil {
-		return failed(err)
+		return failed(errors.Wrap(err, said+"; the up after it could not read the stack"))
 	}
 	if _, held := st.IDs(deploytarget.GuardedType(t.Effects)); !held {
 		return failed(errors.Errorf("%s, yet the stack's state does not hold it", said))

@@ -195,3 +195,47 @@ func TestDriftAndStatusNameTheClustersTheScanFoundCarryingTheStacksMark(t *testi
 		})
 	}
 }
+
+// A take-back writes the stack before the engine runs: without --yes it is not made, the up
+// refused (exit 3) saying what --yes would take back; and a cluster carrying this stack's mark
+// that another stack of the kind holds (adopted there) is never taken from it.
+// Promise: take-back-needs-yes
+func TestATakeBackNeedsYesAndNeverTakesWhatAnotherStackHolds(t *testing.T) {
+	ctx := context.Background()
+	t.Run("without --yes", func(t *testing.T) {
+		d, b := deployer()
+		c := cluster(t)
+		b.Live("made-1", planned(t, c, clusterType))
+		c.Lookup = func(context.Context, proto.Message, kinds.Resolve) (kinds.Found, error) {
+			return kinds.Found{Live: []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: "made-1", Tags: []string{c.MarkedIn(b).Mark().Tag()}}}}, nil
+		}
+		o := d.Up(ctx, c, deploy.UpOptions{})
+		if o.Status != outcome.Blocked || !strings.Contains(o.Reason, "up --yes takes it back") || calls(b, "update") != 0 || b.Has(c.Key()) {
+			t.Errorf("up without --yes: %s %q, %d updates, stack left %v: want blocked naming --yes, nothing written", o.Status, o.Reason,
+				calls(b, "update"), b.Has(c.Key()))
+		}
+	})
+	t.Run("held by another stack", func(t *testing.T) {
+		d, b := deployer()
+		other := namedCluster(t, "other", "dev", "")
+		mustUp(ctx, t, d, other)
+		s, err := b.Open(ctx, other.Project, other.Stack, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.State(ctx)
+		_ = s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, _ := st.IDs(clusterType)
+		c := cluster(t)
+		c.Lookup = func(context.Context, proto.Message, kinds.Resolve) (kinds.Found, error) {
+			return kinds.Found{Live: []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: ids[0], Tags: []string{c.MarkedIn(b).Mark().Tag()}}}}, nil
+		}
+		var existing *createguard.ExistingError
+		if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != outcome.Blocked || !errors.As(o.Err, &existing) || existing.ManagedBy != other.Key() {
+			t.Errorf("up: %s %v, want refused naming %s, which holds it", o.Status, o.Err, other.Key())
+		}
+	})
+}

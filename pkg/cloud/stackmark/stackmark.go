@@ -81,16 +81,48 @@ func In(tags []string) []Mark {
 // IsMarkTag tells a tag that is a mark, whichever stack's.
 func IsMarkTag(tag string) bool { return len(In([]string{tag})) == 1 }
 
-// BackendID names a backend by its URL without what only reaches it (a user, a password, the
-// query's options), so that the mark holds no secret and two commands that reach one backend
-// with other credentials give its stacks the same marks. A URL that does not parse names itself.
+// BackendID names a backend by its URL without what only reaches it (a user, a password, an
+// option that holds a secret), so that the mark holds no secret and two commands that reach one
+// backend with other credentials give its stacks the same marks. Options that say which backend
+// it is (a bucket's endpoint, a storage account) are kept, sorted. Spellings of one URL are made
+// one: the scheme and host in lower case, "postgresql" as "postgres", PostgreSQL's default port
+// left out. A URL that does not parse is named by what follows its last "@", never its user or
+// password.
 func BackendID(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme == "" {
-		return rawURL
+		if i := strings.LastIndex(rawURL, "@"); i >= 0 {
+			return "unparsed:" + rawURL[i+1:]
+		}
+		return "unparsed:" + rawURL
 	}
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if u.Scheme == "postgresql" {
+		u.Scheme = "postgres"
+	}
+	if u.Scheme == "postgres" {
+		u.Host = strings.TrimSuffix(u.Host, ":5432")
+	}
+	query := u.Query()
+	for key := range query {
+		if secretOption(key) {
+			query.Del(key)
+		}
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, query.Encode(), false, ""
 	return u.String()
+}
+
+// secretOption tells a URL option whose value may be a secret (a password, a key, a token, a
+// signature), left out of a backend's name.
+func secretOption(key string) bool {
+	key = strings.ToLower(key)
+	for _, word := range []string{"pass", "secret", "token", "key", "sig", "credential", "auth", "sslcert", "sslrootcert"} {
+		if strings.Contains(key, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // key is the context key of a carried Mark.

@@ -47,10 +47,12 @@ func TestAMarkIsEachStacksAloneInEachBackendAndReadBackFromTags(t *testing.T) {
 
 func TestABackendIsNamedWithoutItsCredentials(t *testing.T) {
 	tests := []struct{ url, want string }{
-		{"postgres://alice:s3cret@db.example:5432/pulumi?sslmode=disable&password=x", "postgres://db.example:5432/pulumi"},
+		{"postgres://alice:s3cret@db.example:5432/pulumi?sslmode=disable&password=x", "postgres://db.example/pulumi?sslmode=disable"},
+		{"postgresql://bob@DB.example/pulumi?sslmode=disable", "postgres://db.example/pulumi?sslmode=disable"},
 		{"file:///var/state", "file:///var/state"},
-		{"s3://bucket/prefix?region=eu-west-1", "s3://bucket/prefix"},
-		{"not a url", "not a url"},
+		{"s3://bucket/prefix?region=eu-west-1&endpoint=minio1&awssdk=v2", "s3://bucket/prefix?awssdk=v2&endpoint=minio1&region=eu-west-1"},
+		{"azblob://state?storage_account=a&sas_token=sv%3D1", "azblob://state?storage_account=a"},
+		{"postgres://u:pa/ss@db/x", "unparsed:db/x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

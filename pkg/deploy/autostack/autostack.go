@@ -61,7 +61,9 @@ type Options struct {
 // Backend opens stacks through the Automation API.
 type Backend struct {
 	url, secrets string
-	cli          *cli
+	// id names the backend in its stacks' marks, worked out once (ID).
+	id  string
+	cli *cli
 
 	// pg is a PostgreSQL backend's table, connected on the first read of its records (Records).
 	pgOnce sync.Once
@@ -120,6 +122,7 @@ func New(opts Options) (*Backend, error) {
 	if err := checkFileBackend(b.url); err != nil {
 		return nil, err
 	}
+	b.id = backendID(b.url)
 	// The workspaces of the clusterplane processes killed before they could remove theirs.
 	sweepWorkDirs()
 	if opts.Plugin != "" {
@@ -187,16 +190,19 @@ func fileBackendRoot(url string) (string, error) {
 // URL is the backend's URL.
 func (b *Backend) URL() string { return b.url }
 
-// ID names the backend in its stacks' marks (stackstate.Backend): a file backend by its folder
-// as it really is, so that two spellings of one folder (a link, "~") give one mark; any other by
-// its URL without credentials or options (stackmark.BackendID).
-func (b *Backend) ID() string {
-	if root, err := fileBackendRoot(b.url); err == nil && root != "" {
+// ID names the backend in its stacks' marks (stackstate.Backend), as New worked it out.
+func (b *Backend) ID() string { return b.id }
+
+// backendID names the backend at url: a file backend by its folder as it really is (New made
+// and checked it), so that two spellings of one folder (a link, "~") give one mark; any other by
+// its URL without credentials (stackmark.BackendID).
+func backendID(url string) string {
+	if root, err := fileBackendRoot(url); err == nil && root != "" {
 		if real, err := filepath.EvalSymlinks(root); err == nil {
 			return "file://" + filepath.ToSlash(real)
 		}
 	}
-	return stackmark.BackendID(b.url)
+	return stackmark.BackendID(url)
 }
 
 // RunsProviders is true: the engine runs the clouds' provider plugins (stackstate.Backend).
@@ -315,7 +321,7 @@ func (b *Backend) Create(ctx context.Context, project, stack string, program pul
 		return nil, err
 	}
 	s.dir = dir
-	s.keepsHistory = b.historyHeld(ctx, project, stack)
+	s.keepsHistory, s.kept = b.historyHeld(ctx, project, stack)
 	if s.auto, err = auto.NewStack(ctx, stack, ws); err != nil {
 		_ = s.Close()
 		if auto.IsCreateStack409Error(err) {

@@ -42,8 +42,10 @@ type stackOf struct {
 	// keepsHistory: Create made the stack where a stack of its name had left a history (its
 	// checkpoint lost or removed by hand). Remove then deletes the checkpoint Create wrote, and
 	// not that history, which `pulumi stack rm` would delete with it: it is what a person
-	// recovers the stack from.
+	// recovers the stack from. kept are the checkpoint's files there were before (a .bak of the
+	// lost stack's), which Remove leaves too.
 	keepsHistory bool
+	kept         []string
 }
 
 var _ stackstate.Stack = (*stackOf)(nil)
@@ -246,7 +248,7 @@ func (s *stackOf) LastUpdate(ctx context.Context) (*stackstate.Update, error) {
 // Remove deletes the stack from the backend.
 func (s *stackOf) Remove(ctx context.Context) error {
 	if s.keepsHistory {
-		return s.backend.removeCheckpoint(ctx, s.project, s.stack)
+		return s.backend.removeCheckpoint(ctx, s.project, s.stack, s.kept)
 	}
 	return classify(ctx, "remove the stack", s.auto.Workspace().RemoveStack(ctx, s.stack), "", s.backend, s)
 }

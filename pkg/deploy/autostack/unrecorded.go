@@ -5,6 +5,7 @@ import (
 	"context"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,21 +52,25 @@ func writtenSinceRecord(ctx context.Context, store blobs, project, stack string,
 }
 
 // historyHeld tells whether the backend's storage holds a history of stack <project>/<stack>:
-// records of a stack of that name, whatever became of its checkpoint. False where the storage is
-// not read here.
-func (b *Backend) historyHeld(ctx context.Context, project, stack string) bool {
+// records of a stack of that name, whatever became of its checkpoint (false where the storage is
+// not read here: a local file or PostgreSQL backend's is), and the checkpoint's files it holds.
+func (b *Backend) historyHeld(ctx context.Context, project, stack string) (bool, []string) {
 	store, err := b.blobs(ctx)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	keys, err := store.list(ctx, path.Join(".pulumi", "history", project, stack))
-	return err == nil && len(keys) > 0
+	if err != nil || len(keys) == 0 {
+		return false, nil
+	}
+	kept, err := store.named(ctx, path.Join(".pulumi", "stacks", project), stack+".json")
+	return err == nil, kept
 }
 
 // removeCheckpoint deletes stack <project>/<stack>'s checkpoint, in each form the CLI writes it
-// (.json, compressed, its .bak), leaving its history: the stack is gone, as `pulumi stack rm`
-// leaves it, but what a person recovers it from is not.
-func (b *Backend) removeCheckpoint(ctx context.Context, project, stack string) error {
+// (.json, compressed, its .bak) but the files in kept, there before, and leaves its history: the
+// stack is gone, as `pulumi stack rm` leaves it, but what a person recovers it from is not.
+func (b *Backend) removeCheckpoint(ctx context.Context, project, stack string, kept []string) error {
 	store, err := b.blobs(ctx)
 	if err != nil {
 		return err
@@ -76,6 +81,9 @@ func (b *Backend) removeCheckpoint(ctx context.Context, project, stack string) e
 		return errors.Wrapf(err, "find the checkpoint of stack %s/%s", project, stack)
 	}
 	for _, name := range names {
+		if slices.Contains(kept, name) {
+			continue
+		}
 		if err := store.remove(ctx, path.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return errors.Wrapf(err, "remove the checkpoint of stack %s/%s", project, stack)
 		}

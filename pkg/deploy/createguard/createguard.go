@@ -150,7 +150,7 @@ func (d Creating) LookBeforeFirstCreate(ctx context.Context, t deploytarget.Targ
 	if err != nil || len(found.Live) == 0 {
 		return nil, nil, found.Unchecked, err
 	}
-	if takeBack = d.ownMade(t, found.Live); takeBack != nil {
+	if takeBack = d.ownMade(ctx, t, found.Live); takeBack != nil {
 		return nil, takeBack, "", nil
 	}
 	o := d.existing(ctx, t, found.Live)
@@ -177,21 +177,33 @@ func (d Creating) lookBefore(ctx context.Context, t deploytarget.Target, own []s
 // ownMade is the one of live that the target's stack itself made: live holds exactly one, and it
 // carries the stack's mark in this backend, which only the stack's own create sends. nil for
 // anything else: none, several (which one is the stack's is not known), one unmarked (made in a
-// console) or carrying another stack's mark.
-func (d Creating) ownMade(t deploytarget.Target, live []kinds.Live) *kinds.Live {
-	if len(live) != 1 || d.backend == nil {
+// console), one carrying another stack's mark, or one another stack of the kind holds (adopted
+// there with this stack's mark still on it), or when the other stacks cannot be read to know.
+func (d Creating) ownMade(ctx context.Context, t deploytarget.Target, live []kinds.Live) *kinds.Live {
+	if len(live) != 1 || d.backend == nil || !slices.Contains(stackmark.In(live[0].Tags), stackmark.Of(d.backend.ID(), t.Key())) {
 		return nil
 	}
-	if slices.Contains(stackmark.In(live[0].Tags), stackmark.Of(d.backend.ID(), t.Key())) {
-		return &live[0]
+	held, err := deploytarget.HeldIDs(ctx, d.backend, t)
+	if err != nil {
+		return nil
 	}
-	return nil
+	if key := held[live[0].ID]; key != "" && key != t.Key() {
+		return nil
+	}
+	return &live[0]
 }
 
 // TakenBack is what an outcome's reason says of a cluster (node pool) the stack took back.
 func TakenBack(l kinds.Live) string {
 	return "took back " + stackstate.DescribeLive([]kinds.Live{l}) + ", which a create of this stack made without " +
 		"its record (its answer lost, or the read after it failed): it carries the stack's mark"
+}
+
+// TakeBackUnconfirmed is up's reason when it would take back l but was not confirmed beforehand
+// (--yes): the take-back writes the stack before any question could be asked.
+func TakeBackUnconfirmed(l kinds.Live) string {
+	return "not confirmed: " + stackstate.DescribeLive([]kinds.Live{l}) + " carries this stack's mark (an earlier create of " +
+		"the stack made it); up --yes takes it back into the stack, instead of creating one"
 }
 
 // WouldTakeBack is what a preview's reason adds when up would take back l (ownMade) instead of
@@ -276,7 +288,7 @@ func (g *Guard) Failed(ctx context.Context, o outcome.Outcome) (_ outcome.Outcom
 		return o, nil
 	}
 	left := g.creating.LeftBehind(ctx, g.t, st)
-	if takeBack = g.creating.ownMade(g.t, left); takeBack != nil {
+	if takeBack = g.creating.ownMade(ctx, g.t, left); takeBack != nil {
 		return o, takeBack
 	}
 	if len(left) > 0 {

@@ -114,10 +114,11 @@ func (t Target) MarkedIn(b interface{ ID() string }) Target {
 	return t
 }
 
-// Unmarked is t whose program adds no mark: drift runs a stack's program as its last up deployed
-// it, and a stack deployed before clusterplane marked what it creates was deployed without one.
-func (t Target) Unmarked() Target {
-	t.mark = stackmark.Mark{}
+// WithMark is t whose program adds mark m, the zero mark none: drift runs a stack's program as its
+// last up deployed it, with the mark its state records (another machine's spelling of the
+// backend's, or none for a stack deployed before clusterplane marked what it creates).
+func (t Target) WithMark(m stackmark.Mark) Target {
+	t.mark = m
 	return t
 }
 

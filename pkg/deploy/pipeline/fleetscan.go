@@ -53,7 +53,9 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 	for _, t := range targets {
 		r := next()
 		if _, _, token := stackinput.CloudAPI(t.Input); token != "" && (r.err == nil && r.stateErr == nil || errors.Is(r.err, stackstate.ErrNotDeployed)) {
-			holds[t.Key()] = append([]string{}, clustersHeld(t, r.st)...)
+			if ids, known := recordedClusters(t, r.st); known {
+				holds[t.Key()] = ids
+			}
 		}
 		sc, outputs := judge(ctx, s, r, t, recorded)
 		if sc.HoldsNothing && findsUnrecorded {

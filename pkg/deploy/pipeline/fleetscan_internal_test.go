@@ -565,3 +565,31 @@ func TestTheFleetScanNamesTheClustersMarkedByAStackThatDoesNotRecordThem(t *test
 		}
 	}
 }
+
+// What a cluster stack records, for the scan's unrecorded clusters: a cluster a replacement is
+// deleting is still the stack's (it deletes it itself), and while a create is pending nothing is
+// known (what it makes is the stack's, unrecorded yet).
+func TestTheClustersAStackRecordsCountOneBeingDeletedAndNothingWhileACreateIsPending(t *testing.T) {
+	c := minimalCluster(t, "dev-fra1")
+	typ := deploytarget.GuardedType(c.Effects)
+	tests := []struct {
+		name      string
+		st        apitype.DeploymentV3
+		want      []string
+		wantKnown bool
+	}{
+		{"its cluster and the one a replacement deletes", apitype.DeploymentV3{Resources: []apitype.ResourceV3{
+			{Type: tokens.Type(typ), ID: "new"}, {Type: tokens.Type(typ), ID: "old", Delete: true}}}, []string{"new", "old"}, true},
+		{"nothing held is known to hold nothing", apitype.DeploymentV3{}, []string{}, true},
+		{"a create pending leaves it unknown", apitype.DeploymentV3{PendingOperations: []apitype.OperationV2{{Type: apitype.OperationTypeCreating,
+			Resource: apitype.ResourceV3{Type: tokens.Type(typ), URN: resource.URN("urn:pulumi:s::p::" + typ + "::c")}}}}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ids, known := recordedClusters(c, stackstate.State{Deployment: tt.st})
+			if known != tt.wantKnown || !slices.Equal(ids, tt.want) {
+				t.Errorf("recordedClusters = %v, %v; want %v, %v", ids, known, tt.want, tt.wantKnown)
+			}
+		})
+	}
+}

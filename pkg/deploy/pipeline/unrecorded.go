@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
@@ -72,6 +73,23 @@ func listAccountOf(ctx context.Context, s *scan.Scanner, t deploytarget.Target) 
 	}
 	region := protofield.String(protofield.At(apikinds.Target(t.Input).ProtoReflect(), kindfield.TargetSpec), kindfield.SpecRegion)
 	s.List(ctx, scan.Account{Cloud: cloud, Base: base, Token: token}, deploytarget.GuardedType(t.Effects), region)
+}
+
+// recordedClusters are the ids of the clusters a cluster stack's state st records, those a
+// replacement is deleting too: the stack deletes those itself. known is false while a create is
+// pending (an up running elsewhere, or one killed): what it makes is the stack's, unrecorded yet.
+func recordedClusters(t deploytarget.Target, st stackstate.State) (ids []string, known bool) {
+	if len(st.PendingCreates()) > 0 {
+		return nil, false
+	}
+	typ := deploytarget.GuardedType(t.Effects)
+	ids = []string{}
+	for _, r := range st.Deployment.Resources {
+		if string(r.Type) == typ {
+			ids = append(ids, string(r.ID))
+		}
+	}
+	return ids, true
 }
 
 // unrecordedLine says the clusters marked by stacks of the backend that none of the run's

@@ -3,9 +3,9 @@ package stackstate
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/cloud/upread"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -200,34 +200,40 @@ func UnmarshalIfAny(data json.RawMessage, v any) error {
 	return errors.Wrap(json.Unmarshal(data, v), "read the stack's state")
 }
 
-// Tagged tells whether a resource of the state was deployed with tag among its tags, wherever its
-// inputs hold them: a list of tags (DigitalOcean's, a cluster's node_pool's too) or one string of
-// them separated by spaces (Civo's cluster).
-func (st State) Tagged(tag string) bool {
+// Mark is the stack mark (package stackmark) the state's resources were deployed with, found in
+// their tags wherever their inputs hold them (a list of tags, DigitalOcean's, a cluster's
+// node_pool's too, or one string of them, Civo's cluster); ok is false when none carries one.
+func (st State) Mark() (m stackmark.Mark, ok bool) {
 	for _, r := range st.Deployment.Resources {
-		if holdsTag(r.Inputs, tag) {
-			return true
+		if m, ok := markIn(r.Inputs); ok {
+			return m, true
 		}
 	}
-	return false
+	return stackmark.Mark{}, false
 }
 
-// holdsTag tells whether v, an input's value, holds tag: as a string of it, or in a list or an
-// object of any depth.
-func holdsTag(v any, tag string) bool {
+// markIn is the first stack mark v, an input's value, holds: as a tag of a string of tags, or in a
+// list or an object of any depth.
+func markIn(v any) (stackmark.Mark, bool) {
 	switch v := v.(type) {
 	case string:
-		return slices.Contains(strings.Fields(v), tag)
+		if marks := stackmark.In(strings.Fields(v)); len(marks) > 0 {
+			return marks[0], true
+		}
 	case []any:
-		return slices.ContainsFunc(v, func(e any) bool { return holdsTag(e, tag) })
+		for _, e := range v {
+			if m, ok := markIn(e); ok {
+				return m, true
+			}
+		}
 	case map[string]any:
 		for _, e := range v {
-			if holdsTag(e, tag) {
-				return true
+			if m, ok := markIn(e); ok {
+				return m, true
 			}
 		}
 	}
-	return false
+	return stackmark.Mark{}, false
 }
 
 // IDs are the ids the state holds of resources of type typ, and whether it holds any.

@@ -7,6 +7,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/sig"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -39,5 +40,30 @@ func TestTheReadHandedToAProgramHoldsEachResourcesPlainOutputsAndNoSecret(t *tes
 	}
 	if _, secret := out["kubeConfigs"]; secret {
 		t.Error("a secret output was handed on")
+	}
+}
+
+// Drift runs a stack's program with the mark its state records: found wherever the inputs hold
+// tags, and none for a stack deployed before clusterplane marked what it creates.
+func TestTheMarkAStateRecordsIsFoundWhereverItsTagsAre(t *testing.T) {
+	m := stackmark.Of("file:///state", "p/s")
+	tests := []struct {
+		name   string
+		inputs map[string]any
+		want   bool
+	}{
+		{"a list of tags", map[string]any{"tags": []any{"team:a", m.Tag()}}, true},
+		{"a cluster's default pool's tags", map[string]any{"tags": []any{"team:a"}, "nodePool": map[string]any{"tags": []any{m.Tag()}}}, true},
+		{"Civo's one string of tags", map[string]any{"tags": "team:a " + m.Tag()}, true},
+		{"no mark", map[string]any{"tags": []any{"team:a", "clusterplane-stack:by-hand"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := stackstate.State{Deployment: apitype.DeploymentV3{Resources: []apitype.ResourceV3{{Type: "x:y:Z", Inputs: tt.inputs}}}}
+			got, ok := st.Mark()
+			if ok != tt.want || ok && got != m {
+				t.Errorf("Mark() = %v, %v; want %v, %v", got, ok, m, tt.want)
+			}
+		})
 	}
 }
