@@ -277,6 +277,8 @@ func (g *Guard) Failed(ctx context.Context, o outcome.Outcome) (_ outcome.Outcom
 	if g.typ == "" {
 		return o, nil
 	}
+	// An up interrupted or out of time says what it left and how to recover, and takes nothing.
+	interrupted := ctx.Err() != nil
 	if lists := runlist.Of(ctx); lists != nil {
 		// What the failed create made is in no list of the run made before it.
 		lists.Forget()
@@ -288,8 +290,10 @@ func (g *Guard) Failed(ctx context.Context, o outcome.Outcome) (_ outcome.Outcom
 		return o, nil
 	}
 	left := g.creating.LeftBehind(ctx, g.t, st)
-	if takeBack = g.creating.ownMade(ctx, g.t, left); takeBack != nil {
-		return o, takeBack
+	if !interrupted && len(st.PendingCreates()) == 0 {
+		if takeBack = g.creating.ownMade(ctx, g.t, left); takeBack != nil {
+			return o, takeBack
+		}
 	}
 	if len(left) > 0 {
 		o.Unmanaged = left
