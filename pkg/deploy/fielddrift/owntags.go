@@ -122,7 +122,12 @@ func addsOnlyMark(f outcome.FieldDrift) bool {
 		return false
 	}
 	live, manifest := tagList(asList(f.Live)), tagList(asList(f.Manifest))
-	unmarked := func(tags []string) []string { return slices.DeleteFunc(slices.Clone(tags), stackmark.IsMarkTag) }
+	// Tags are a set: the cloud may list them in another order than the manifest's.
+	unmarked := func(tags []string) []string {
+		out := slices.DeleteFunc(slices.Clone(tags), stackmark.IsMarkTag)
+		slices.Sort(out)
+		return out
+	}
 	return slices.ContainsFunc(manifest, stackmark.IsMarkTag) && !slices.ContainsFunc(live, stackmark.IsMarkTag) &&
 		slices.Equal(unmarked(live), unmarked(manifest))
 }

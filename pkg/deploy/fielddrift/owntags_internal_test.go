@@ -61,6 +61,7 @@ func TestATagsFieldThatOnlyGainsTheStacksMarkIsNoChangeOfTheClouds(t *testing.T)
 		want           bool
 	}{
 		{"the manifest's tags are the cloud's and the mark", "spec.tags", []any{"team:a"}, []any{"team:a", mark}, true},
+		{"in another order", "spec.tags", []any{"team:b", "team:a"}, []any{"team:a", "team:b", mark}, true},
 		{"a Civo cluster's tags, one string", "spec.tags", "team:a", "team:a " + mark, true},
 		{"the default pool's tags too", "spec.defaultNodePool.tags", []any{}, []any{mark}, true},
 		{"a tag the console added besides is the cloud's change", "spec.tags", []any{"team:a", "edited"}, []any{"team:a", mark}, false},
