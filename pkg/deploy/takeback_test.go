@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/createguard"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -86,15 +87,7 @@ func TestUpTakesBackTheOneClusterItsOwnCreateLeftAndRefusesAnyOther(t *testing.T
 			if o.Status != outcome.Done || !strings.Contains(o.Reason, "took back cluster dev-fra1 in region fra1 (id made-1)") {
 				t.Fatalf("up: %s %q %v, want done, saying it took back made-1", o.Status, o.Reason, o.Err)
 			}
-			s, err := b.Open(ctx, c.Project, c.Stack, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			st, err := s.State(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := stateOf(ctx, t, b, c)
 			if ids, _ := st.IDs(clusterType); len(ids) != 1 || ids[0] != "made-1" {
 				t.Errorf("the stack holds %v after the up, want made-1 alone", ids)
 			}
@@ -126,15 +119,7 @@ func TestWhatUpCreatesCarriesItsStacksMarkAndAnotherBackendsStackOfTheNameAnothe
 				mustUp(ctx, t, d, tg)
 				mark := tg.MarkedIn(b).Mark().Label() // in the tag too
 				marks = append(marks, mark)
-				s, err := b.Open(ctx, tg.Project, tg.Stack, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				st, err := s.State(ctx)
-				_ = s.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
+				st := stateOf(ctx, t, b, tg)
 				found := false
 				for _, r := range st.Deployment.Resources {
 					if string(r.Type) != tt.typ {
@@ -219,15 +204,7 @@ func TestATakeBackNeedsYesAndNeverTakesWhatAnotherStackHolds(t *testing.T) {
 		d, b := deployer()
 		other := namedCluster(t, "other", "dev", "")
 		mustUp(ctx, t, d, other)
-		s, err := b.Open(ctx, other.Project, other.Stack, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := s.State(ctx)
-		_ = s.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := stateOf(ctx, t, b, other)
 		ids, _ := st.IDs(clusterType)
 		c := cluster(t)
 		c.Lookup = func(context.Context, proto.Message, kinds.Resolve) (kinds.Found, error) {
@@ -238,4 +215,19 @@ func TestATakeBackNeedsYesAndNeverTakesWhatAnotherStackHolds(t *testing.T) {
 			t.Errorf("up: %s %v, want refused naming %s, which holds it", o.Status, o.Err, other.Key())
 		}
 	})
+}
+
+// stateOf is the state of target's stack in b, read as an operation reads it.
+func stateOf(ctx context.Context, t *testing.T, b stackstate.Backend, target deploytarget.Target) stackstate.State {
+	t.Helper()
+	s, err := b.Open(ctx, target.Project, target.Stack, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -51,9 +51,9 @@ func unrecorded(backendID string, listed []scan.Cluster, targets []deploytarget.
 	return byTarget, others
 }
 
-// withUnrecorded puts into out, the scan's findings by key, the clusters marked by each target's
+// markUnrecorded puts into out, the scan's findings by key, the clusters marked by each target's
 // stack that it does not record (unrecorded), and returns those marked by no target's stack.
-func withUnrecorded(out map[string]deploy.Scanned, backendID string, listed []scan.Cluster, targets []deploytarget.Target,
+func markUnrecorded(out map[string]deploy.Scanned, backendID string, listed []scan.Cluster, targets []deploytarget.Target,
 	recorded map[string][]string) []scan.Cluster {
 	byTarget, others := unrecorded(backendID, listed, targets, recorded)
 	for key, live := range byTarget {
