@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -14,7 +15,11 @@ import (
 // commands clusterplane runs for every kind.
 func Main(name string, p Program, stack pulumi.RunFunc) {
 	if len(os.Args) < 2 && program.StartedByPulumi(os.Getenv) {
-		pulumi.Run(stack)
+		// Marked as clusterplane marks the stack, so that `clusterplane up` and this program may
+		// deploy it in turn with no change between them.
+		pulumi.Run(func(ctx *pulumi.Context) error {
+			return stack(stackmark.Carry(ctx, program.Mark(ctx, os.Getenv)))
+		})
 		return
 	}
 	a := &App{Name: name, Programs: []Program{p}, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}

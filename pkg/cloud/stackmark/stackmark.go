@@ -17,8 +17,12 @@ package stackmark
 import (
 	"context"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/pkg/errors"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
@@ -86,9 +90,15 @@ func IsMarkTag(tag string) bool { return len(In([]string{tag})) == 1 }
 // backend with other credentials give its stacks the same marks. Options that say which backend
 // it is (a bucket's endpoint, a storage account) are kept, sorted. Spellings of one URL are made
 // one: the scheme and host in lower case, "postgresql" as "postgres", PostgreSQL's default port
-// left out. A URL that does not parse is named by what follows its last "@", never its user or
-// password.
+// left out; a file backend whose folder is there is named by the folder as it really is (FileRoot,
+// links followed), so that "~", a link and the path it leads to give one mark. A URL that does not
+// parse is named by what follows its last "@", never its user or password.
 func BackendID(rawURL string) string {
+	if root, err := FileRoot(rawURL); err == nil && root != "" {
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			return "file://" + filepath.ToSlash(real)
+		}
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme == "" {
 		if i := strings.LastIndex(rawURL, "@"); i >= 0 {
@@ -111,6 +121,24 @@ func BackendID(rawURL string) string {
 	}
 	u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, query.Encode(), false, ""
 	return u.String()
+}
+
+// FileRoot is the folder a file backend's URL names, "" for another backend. As the Pulumi CLI
+// does, it leaves out options after "?" and takes "~" for the home folder.
+func FileRoot(rawURL string) (string, error) {
+	root, ok := strings.CutPrefix(rawURL, "file://")
+	if !ok {
+		return "", nil
+	}
+	root, _, _ = strings.Cut(root, "?")
+	if root == "~" || strings.HasPrefix(root, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", errors.Wrapf(err, "find the home folder the backend URL %s names", rawURL)
+		}
+		root = filepath.Join(home, root[1:])
+	}
+	return filepath.FromSlash(root), nil
 }
 
 // secretOption tells a URL option whose value may be a secret (a password, a key, a token, a

@@ -122,7 +122,7 @@ func New(opts Options) (*Backend, error) {
 	if err := checkFileBackend(b.url); err != nil {
 		return nil, err
 	}
-	b.id = backendID(b.url)
+	b.id = stackmark.BackendID(b.url)
 	// The workspaces of the clusterplane processes killed before they could remove theirs.
 	sweepWorkDirs()
 	if opts.Plugin != "" {
@@ -155,7 +155,7 @@ func LocalBackend() (string, error) {
 // with this user's cloud tokens. A folder not there yet is made, 0700, where the CLI would make
 // it; a link is followed, and the folder it leads to checked. Other backends are not folders.
 func checkFileBackend(url string) error {
-	root, err := fileBackendRoot(url)
+	root, err := stackmark.FileRoot(url)
 	if err != nil || root == "" {
 		return err
 	}
@@ -169,41 +169,11 @@ func checkFileBackend(url string) error {
 	return errors.Wrapf(ownedfs.Check(real), "the state's folder (%s)", BackendEnv)
 }
 
-// fileBackendRoot is the folder a file backend's URL names, "" for another backend. The CLI
-// takes options after "?" and "~" for the home folder.
-func fileBackendRoot(url string) (string, error) {
-	root, ok := strings.CutPrefix(url, "file://")
-	if !ok {
-		return "", nil
-	}
-	root, _, _ = strings.Cut(root, "?")
-	if root == "~" || strings.HasPrefix(root, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", errors.Wrapf(err, "find the home folder %s names", BackendEnv)
-		}
-		root = filepath.Join(home, root[1:])
-	}
-	return filepath.FromSlash(root), nil
-}
-
 // URL is the backend's URL.
 func (b *Backend) URL() string { return b.url }
 
 // ID names the backend in its stacks' marks (stackstate.Backend), as New worked it out.
 func (b *Backend) ID() string { return b.id }
-
-// backendID names the backend at url: a file backend by its folder as it really is (New made
-// and checked it), so that two spellings of one folder (a link, "~") give one mark; any other by
-// its URL without credentials (stackmark.BackendID).
-func backendID(url string) string {
-	if root, err := fileBackendRoot(url); err == nil && root != "" {
-		if real, err := filepath.EvalSymlinks(root); err == nil {
-			return "file://" + filepath.ToSlash(real)
-		}
-	}
-	return stackmark.BackendID(url)
-}
 
 // RunsProviders is true: the engine runs the clouds' provider plugins (stackstate.Backend).
 func (b *Backend) RunsProviders() bool { return true }
