@@ -778,7 +778,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	s, asDeployed, err := d.stacks().openAsDeployed(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
 		o := outcome.NotRun(outcome.HoldsNothing, "")
-		o.SayReason(outcome.SaysItself, fielddrift.NotDeployed, "")
+		o.SayReason(outcome.SaysItself, d.notDeployedSaid(t), "")
 		return o
 	}
 	if err != nil {
@@ -792,7 +792,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	if len(st.Resources()) == 0 && len(st.PendingCreates()) == 0 {
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
 		o := outcome.NotRun(outcome.HoldsNothing, "")
-		o.SayReason(outcome.SaysItself, fielddrift.NotDeployed, "")
+		o.SayReason(outcome.SaysItself, d.notDeployedSaid(t), "")
 		return o
 	}
 	outputs := st.Outputs()

@@ -4,10 +4,13 @@ import (
 	"slices"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/createguard"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // Scanned is what the fleet scan found of one stack before any stack ran: the stack's records
@@ -29,6 +32,21 @@ type Scanned struct {
 	// stackmark) and that its state does not hold: drift and status --drift name them with the
 	// command that adopts them.
 	Unrecorded []kinds.Live
+	// ElsewhereMarked are, for a stack that holds nothing, the clusters the scan listed that carry
+	// the mark of this stack in another backend: up here refuses to create beside them, and drift
+	// says so rather than that up deploys the stack.
+	ElsewhereMarked []kinds.Live
+}
+
+// notDeployedSaid is drift's reason for t's stack, which holds nothing: up deploys it, unless the
+// fleet scan found its cluster carrying this stack's mark in another backend, which up refuses.
+func (d *Deployer) notDeployedSaid(t deploytarget.Target) string {
+	live := d.Scanned[t.Key()].ElsewhereMarked
+	if len(live) == 0 {
+		return fielddrift.NotDeployed
+	}
+	refused := &createguard.ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input), ElsewhereMarked: true}
+	return "not deployed in this backend, and up here is refused: " + refused.Error()
 }
 
 // unrecordedSaid says the clusters carrying t's stack's mark that its state does not hold, with

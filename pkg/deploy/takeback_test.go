@@ -181,6 +181,29 @@ func TestDriftAndStatusNameTheClustersTheScanFoundCarryingTheStacksMark(t *testi
 	}
 }
 
+// A stack that holds nothing here, whose cluster the fleet scan found carrying its mark in another
+// backend, is not said to be deployed by up: drift says up here refuses it, and why.
+// Promise: drift-says-up-refuses-another-backends-cluster
+func TestDriftOfAStackDeployedFromAnotherBackendSaysUpHereRefusesIt(t *testing.T) {
+	ctx := context.Background()
+	d, _ := deployer()
+	c := cluster(t)
+	there := []kinds.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "there-1"}}
+	d.Scanned = map[string]deploy.Scanned{c.Key(): {HoldsNothing: true, ElsewhereMarked: there}}
+	o := d.Drift(ctx, c)
+	for _, says := range []string{"not deployed in this backend, and up here is refused", "carries the mark of this stack in another backend", "there-1"} {
+		if !strings.Contains(o.Reason, says) {
+			t.Errorf("drift: %s %q, want it to say %q", o.Status, o.Reason, says)
+		}
+	}
+	if strings.Contains(o.Reason, "up deploys it") || o.Status == outcome.Drifted {
+		t.Errorf("drift: %s %q, want no promise that up deploys it, and no drift of this backend's stack", o.Status, o.Reason)
+	}
+	if d.Scanned = nil; !strings.Contains(d.Drift(ctx, c).Reason, "up deploys it") {
+		t.Errorf("without the scan's finding drift no longer says up deploys the stack")
+	}
+}
+
 // A take-back writes the stack before the engine runs: without --yes it is not made, the up
 // refused (exit 3) saying what --yes would take back; and a cluster carrying this stack's mark
 // that another stack of the kind holds (adopted there) is never taken from it.
@@ -215,6 +238,34 @@ func TestATakeBackNeedsYesAndNeverTakesWhatAnotherStackHolds(t *testing.T) {
 			t.Errorf("up: %s %v, want refused naming %s, which holds it", o.Status, o.Err, other.Key())
 		}
 	})
+}
+
+// A preview of a stack whose create would find what its own earlier create left says that up
+// takes it back, and writes nothing; an up of the plan that preview saved takes it back as the
+// plan said, and creates none.
+func TestAPreviewSaysWhatUpWouldTakeBackAndUpWithItsPlanTakesItBack(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	b.Live("made-1", planned(t, c, clusterType))
+	c.Lookup = func(context.Context, proto.Message, kinds.Resolve) (kinds.Found, error) {
+		return kinds.Found{Live: []kinds.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "made-1", Tags: []string{c.MarkedIn(b).Mark().Tag()}}}}, nil
+	}
+	const says = "up takes back cluster dev-fra1 in region fra1 (id made-1) instead of creating one"
+	if o := d.Preview(ctx, c, deploy.PreviewOptions{}); o.Status != outcome.Done || !strings.Contains(o.Reason, says) || b.Has(c.Key()) {
+		t.Fatalf("preview: %s %q %v, stack left %v: want done, saying %q, nothing written", o.Status, o.Reason, o.Err, b.Has(c.Key()), says)
+	}
+	p := savePlan(t, d, c)
+	if len(p.Stacks) != 1 || b.Has(c.Key()) {
+		t.Fatalf("preview --save-plan planned %d stacks, stack left %v", len(p.Stacks), b.Has(c.Key()))
+	}
+	o := d.Up(ctx, c, deploy.UpOptions{Yes: true, Planned: &p.Stacks[0]})
+	if o.Status != outcome.Done || !strings.Contains(o.Reason, "took back cluster dev-fra1 in region fra1 (id made-1)") {
+		t.Fatalf("up --plan: %s %q %v, want done, saying it took back made-1", o.Status, o.Reason, o.Err)
+	}
+	if ids, _ := stateOf(ctx, t, b, c).IDs(clusterType); len(ids) != 1 || ids[0] != "made-1" {
+		t.Errorf("the stack holds %v after up --plan, want made-1 alone", ids)
+	}
 }
 
 // stateOf is the state of target's stack in b, read as an operation reads it.

@@ -506,7 +506,8 @@ func (b recordsByStack) ID() string { return "records-by-stack" }
 // A cluster carrying the mark of a given stack that the stack does not record is that stack's to
 // name (drift exit 3, with its adopt command); one marked by a stack of the backend that no
 // manifest given deploys is said in the scan's line; one marked in another backend, or unmarked,
-// is neither.
+// is neither, though a stack that holds nothing here is told of the one its own mark in another
+// backend is on.
 // Promise: drift-names-unrecorded-marked-clusters
 func TestTheFleetScanNamesTheClustersMarkedByAStackThatDoesNotRecordThem(t *testing.T) {
 	c := newScannedCluster(t)
@@ -522,6 +523,7 @@ func TestTheFleetScanNamesTheClustersMarkedByAStackThatDoesNotRecordThem(t *test
 	secondID := seed("dev-fra1", markOf(b.ID(), c.deployed))
 	elsewhereID := seed("dev-fra1-elsewhere", markOf(b.ID(), minimalCluster(t, "dev-fra1-elsewhere")))
 	otherBackendID := seed("dev-fra1-other", markOf("another-backend", neverDeployed))
+	otherBackendOfDeployedID := seed("dev-fra1-other-2", markOf("another-backend", c.deployed))
 	byHandID := seed("made-by-hand")
 	var said []string
 	out := Request{Op: Drift(false), Say: func(line string) { said = append(said, line) }}.scanFleet(context.Background(), b,
@@ -557,7 +559,15 @@ func TestTheFleetScanNamesTheClustersMarkedByAStackThatDoesNotRecordThem(t *test
 		t.Errorf("the scan's line of marked clusters = %q, want %s alone (marked by a stack no manifest given deploys):\n%s",
 			marked, elsewhereID, strings.Join(said, "\n"))
 	}
-	for _, id := range []string{otherBackendID, byHandID} {
+	// A stack that holds nothing here is told of its cluster in another backend, which up here
+	// would refuse; a stack that holds its cluster here is not.
+	if got := ids(out[neverDeployed.Key()].ElsewhereMarked); !slices.Equal(got, []string{otherBackendID}) {
+		t.Errorf("%s: marked in another backend %v, want %s", neverDeployed.Key(), got, otherBackendID)
+	}
+	if got := out[c.deployed.Key()].ElsewhereMarked; len(got) != 0 {
+		t.Errorf("%s, which holds its cluster: marked in another backend %v, want none", c.deployed.Key(), ids(got))
+	}
+	for _, id := range []string{otherBackendID, otherBackendOfDeployedID, byHandID} {
 		for key, sc := range out {
 			if slices.Contains(ids(sc.Unrecorded), id) {
 				t.Errorf("%s is named as %s's, though no stack of this backend marked it", id, key)

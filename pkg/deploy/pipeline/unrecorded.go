@@ -19,49 +19,68 @@ import (
 
 // unrecorded sorts the clusters the fleet scan listed and no judged stack holds (listed) by the
 // stack mark they carry (package stackmark). A cluster marked by a target's stack in backend
-// (backendID), which the stack does not record, is that target's (byTarget, by key): what a
-// create left when no up took it back, or what a state edit dropped. recorded holds, for each
+// (backendID), which the stack does not record, is that target's (found.unrecorded, by key): what
+// a create left when no up took it back, or what a state edit dropped. recorded holds, for each
 // target whose records the scan read, the ids of the clusters its state holds; a target whose
 // records were not read is not judged, for its state might hold the cluster. A cluster marked by
-// a stack of the backend that is no target is in others: its stack is elsewhere, or removed.
-func unrecorded(backendID string, listed []scan.Cluster, targets []deploytarget.Target, recorded map[string][]string) (
-	byTarget map[string][]kinds.Live, others []scan.Cluster) {
+// a stack of the backend that is no target is in found.others: its stack is elsewhere, or removed.
+// A cluster marked by a target's stack in another backend, when the target holds nothing here, is
+// in found.elsewhere: up here would refuse it.
+func unrecorded(backendID string, listed []scan.Cluster, targets []deploytarget.Target, recorded map[string][]string) (found marked) {
 	ours := stackmark.Of(backendID, "").Backend
-	keyOf := map[stackmark.Mark]string{}
+	keyOf, keyOfStack := map[stackmark.Mark]string{}, map[string]string{}
 	for _, t := range targets {
-		keyOf[stackmark.Of(backendID, t.Key())] = t.Key()
+		m := stackmark.Of(backendID, t.Key())
+		keyOf[m], keyOfStack[m.Stack] = t.Key(), t.Key()
 	}
-	byTarget = map[string][]kinds.Live{}
+	found = marked{unrecorded: map[string][]kinds.Live{}, elsewhere: map[string][]kinds.Live{}}
 	for _, c := range listed {
+		live := kinds.Live{Type: "cluster", Name: c.Name, Where: "region " + c.Region, ID: c.ID, Tags: c.Tags}
 		for _, m := range stackmark.In(c.Tags) {
 			if m.Backend != ours {
+				if key, isTarget := keyOfStack[m.Stack]; isTarget && recorded[key] != nil && len(recorded[key]) == 0 {
+					found.elsewhere[key] = append(found.elsewhere[key], live)
+				}
 				continue
 			}
 			key, isTarget := keyOf[m]
 			ids, read := recorded[key]
 			switch {
 			case !isTarget:
-				others = append(others, c)
+				found.others = append(found.others, c)
 			case read && !slices.Contains(ids, c.ID):
-				byTarget[key] = append(byTarget[key], kinds.Live{Type: "cluster", Name: c.Name, Where: "region " + c.Region, ID: c.ID, Tags: c.Tags})
+				found.unrecorded[key] = append(found.unrecorded[key], live)
 			}
 			break
 		}
 	}
-	return byTarget, others
+	return found
+}
+
+// marked is what unrecorded found of the clusters carrying a stack's mark.
+type marked struct {
+	// unrecorded and elsewhere are by target key; others are marked by no target's stack.
+	unrecorded, elsewhere map[string][]kinds.Live
+	others                []scan.Cluster
 }
 
 // markUnrecorded puts into out, the scan's findings by key, the clusters marked by each target's
-// stack that it does not record (unrecorded), and returns those marked by no target's stack.
+// stack that it does not record, and those marked by its stack in another backend when it holds
+// nothing (unrecorded), and returns those marked by no target's stack.
 func markUnrecorded(out map[string]deploy.Scanned, backendID string, listed []scan.Cluster, targets []deploytarget.Target,
 	recorded map[string][]string) []scan.Cluster {
-	byTarget, others := unrecorded(backendID, listed, targets, recorded)
-	for key, live := range byTarget {
+	found := unrecorded(backendID, listed, targets, recorded)
+	for key, live := range found.unrecorded {
 		sc := out[key]
 		sc.Unrecorded = live
 		out[key] = sc
 	}
-	return others
+	for key, live := range found.elsewhere {
+		sc := out[key]
+		sc.ElsewhereMarked = live
+		out[key] = sc
+	}
+	return found.others
 }
 
 // listAccountOf lists, for the scan's Unheld, the account (or region) where target t's cluster
