@@ -223,18 +223,7 @@ func TestDriftNamesAClusterCarryingTheStacksMarkThatTheStackDoesNotRecord(t *tes
 	made := e.doCluster("dev-fra1").ID
 	byHand := e.do.SeedCluster(godo.KubernetesCluster{Name: "made-by-hand", RegionSlug: "fra1",
 		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 1}}})
-	stacks := filepath.Join(e.dir, "state", ".pulumi", "stacks", "digitaloceankubernetescluster")
-	entries, err := os.ReadDir(stacks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, entry := range entries {
-		if strings.HasPrefix(entry.Name(), "dev-fra1.json") {
-			if err := os.Remove(filepath.Join(stacks, entry.Name())); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	stacks := e.loseRecord("digitaloceankubernetescluster", "dev-fra1")
 	code, st, r := e.report("drift", manifest)
 	if code != 3 || st.Outcome != "drifted" || !slices.Equal(st.ids(), []string{made}) ||
 		!strings.Contains(st.Error+st.Reason, "clusterplane adopt "+manifest+" --id "+made) {
@@ -279,6 +268,77 @@ func TestDriftNamesAClusterCarryingTheStacksMarkThatTheStackDoesNotRecord(t *tes
 	}
 	if code, st, r := e.report("drift", manifest); code != 0 || st.Outcome != "done" {
 		t.Errorf("drift after the adopt = %d, %s: want no drift\n%s", code, st.Outcome, r)
+	}
+}
+
+// loseRecord removes a stack's checkpoint (and its backups) from the file backend, as a lost or
+// wrongly deleted record would be, and says the folder of the project's stacks.
+func (e *env) loseRecord(project, stack string) string {
+	e.t.Helper()
+	stacks := filepath.Join(e.dir, "state", ".pulumi", "stacks", project)
+	entries, err := os.ReadDir(stacks)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, entry := range entries {
+		if strings.HasPrefix(entry.Name(), stack+".json") {
+			if err := os.Remove(filepath.Join(stacks, entry.Name())); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+	}
+	return stacks
+}
+
+// A Civo cluster whose stack's record is lost is adopted as drift says, with the firewall its
+// module made: the firewall carries the cluster's name, which Civo allows once a region, so an
+// adopt that took the cluster alone would create a second one and fail. Afterwards the stack
+// holds both, drift finds nothing, and an up replaces nothing.
+// Promise: adopt-takes-the-civo-firewall-the-module-made
+func TestACivoClusterWhoseRecordIsLostIsAdoptedWithTheFirewallItsModuleMade(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	manifest := e.write("cluster.yaml", withSpec(example(t, "civokubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
+	if code, st, r := e.upReport(manifest); code != 0 {
+		t.Fatalf("up = %d, %s\n%s", code, st.Outcome, r)
+	}
+	devFra1 := func() []civogo.KubernetesCluster {
+		var out []civogo.KubernetesCluster
+		for _, c := range e.civo.Clusters() {
+			if c.Name == "dev-fra1" {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	clusters := devFra1()
+	if len(clusters) != 1 {
+		t.Fatalf("Civo holds %d clusters named dev-fra1, want 1", len(clusters))
+	}
+	made, firewall := clusters[0].ID, clusters[0].FirewallID
+	e.loseRecord("civokubernetescluster", "dev-fra1")
+	if code, st, r := e.report("drift", manifest); code != 3 || !slices.Equal(st.ids(), []string{made}) {
+		t.Fatalf("drift of the stack whose record is lost = %d naming %v, want 3 naming %s\n%s", code, st.ids(), made, r)
+	}
+	if r, code := e.clusterplane("adopt", manifest, "--id", made); code != 0 {
+		t.Fatalf("adopt as drift says = %d\n%s", code, r)
+	}
+	if code, st, r := e.report("drift", manifest); code != 0 || st.Outcome != "done" {
+		t.Errorf("drift after the adopt = %d, %s: want no drift\n%s", code, st.Outcome, r)
+	}
+	if code, st, r := e.upReport(manifest); code != 0 || strings.Contains(st.Reason, "replace") || strings.Contains(st.Reason, "create") {
+		t.Errorf("up after the adopt = %d, %q: want done, nothing created or replaced\n%s", code, st.Reason, r)
+	}
+	named := 0
+	for _, fw := range e.civo.Networking().Firewalls() {
+		if fw.Name == "dev-fra1" {
+			named++
+		}
+	}
+	clusters = devFra1()
+	if named != 1 || len(clusters) != 1 || clusters[0].ID != made || clusters[0].FirewallID != firewall {
+		t.Errorf("Civo holds %d firewalls named dev-fra1 and clusters %+v, want the one firewall %s and cluster %s behind it", named, clusters, firewall, made)
 	}
 }
 

@@ -80,7 +80,12 @@ func (d adopting) adopt(ctx context.Context, t deploytarget.Target, id string, o
 		return failed(err)
 	}
 	defer s.Close()
-	importing := importingAs(typ, id)
+	also, err := importsWith(ctx, t, s, id)
+	if err != nil {
+		forget(ctx, s, created)
+		return failed(err)
+	}
+	importing := importingAs(typ, id, also)
 	res, previewErr := d.previewImport(ctx, t, s, importing(nil))
 	var blocking, inPlace []outcome.Disagreement
 	for _, dis := range fielddrift.Disagreements(table, t.Input, typ, res.Steps) {
@@ -123,10 +128,15 @@ func (d adopting) adopt(ctx context.Context, t deploytarget.Target, id string, o
 
 // importingAs makes every registration of type typ import the resource with id, leaving the
 // properties in ignore as the cloud has them: the engine fails an import whose inputs differ
-// from the live resource's, and those differences are for the next up to carry out.
-func importingAs(typ, id string) func(ignore []string) pulumi.ResourceTransform {
+// from the live resource's, and those differences are for the next up to carry out. also are
+// the other resources imported with it, by type (importsWith).
+func importingAs(typ, id string, also map[string]string) func(ignore []string) pulumi.ResourceTransform {
 	return func(ignore []string) pulumi.ResourceTransform {
 		return func(_ context.Context, args *pulumi.ResourceTransformArgs) *pulumi.ResourceTransformResult {
+			if other, ok := also[args.Type]; ok && args.Type != typ {
+				args.Opts.Import = pulumi.ID(other)
+				return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
+			}
 			if args.Type != typ {
 				return nil
 			}
@@ -135,6 +145,29 @@ func importingAs(typ, id string) func(ignore []string) pulumi.ResourceTransform 
 			return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
 		}
 	}
+}
+
+// importsWith are what t's kind's module makes beside the live resource id that the cloud holds
+// for it (kinds.ImportsWith), by type, less the types the stack s already holds: an up taking back
+// what its create left holds the firewall it made before the cluster.
+func importsWith(ctx context.Context, t deploytarget.Target, s stackstate.Stack, id string) (map[string]string, error) {
+	if t.ImportsWith == nil {
+		return nil, nil
+	}
+	also, err := t.ImportsWith(ctx, t.Input, id)
+	if err != nil || len(also) == 0 {
+		return nil, errors.Wrap(err, "find what the module made beside it")
+	}
+	st, err := s.State(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for typ := range also {
+		if _, held := st.IDs(typ); held {
+			delete(also, typ)
+		}
+	}
+	return also, nil
 }
 
 // adoptedMessage is the message of an adoption's update that left nothing for the next up, as

@@ -270,3 +270,49 @@ func TestAdoptShowsNotTheEnginesDiagnosticsOfAVersionTheModuleRefusesButShowsOth
 		})
 	}
 }
+
+// An adopt of a Civo cluster takes into the stack, with the cluster, the firewall its module made
+// for it (kinds.ImportsWith), so that no create of a second firewall of the cluster's name
+// follows; without one named, the module's firewall is created as before.
+// Promise: adopt-takes-the-civo-firewall-the-module-made
+func TestAdoptTakesTheFirewallTheModuleMadeBesideTheCluster(t *testing.T) {
+	ctx := context.Background()
+	firewallType := civoeffects.CivoTypes[effects.Firewall]
+	text := strings.Replace(manifest(t, "civokubernetescluster/minimal.yaml"), "\nspec:\n", "\nspec:\n  deletionProtection: false\n", 1)
+	tests := []struct {
+		name         string
+		also         map[string]string
+		wantFirewall string
+		// wantCreates counts the firewalls the adoption creates.
+		wantCreates int
+	}{
+		{name: "the module's firewall is imported with the cluster", also: map[string]string{firewallType: "fw-1"}, wantFirewall: "fw-1"},
+		{name: "none named: the module creates its own", wantCreates: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, b := deployer()
+			tg := target(t, "cluster.yaml", text)
+			tg.ImportsWith = func(context.Context, proto.Message, string) (map[string]string, error) { return tt.also, nil }
+			b.Live("id-1", planned(t, tg, civoeffects.CivoTypes[effects.Cluster]))
+			b.Live("fw-1", planned(t, tg, firewallType))
+			o := d.Adopt(ctx, tg, "id-1", deploy.AdoptOptions{})
+			if o.Status != outcome.Done || o.Result == nil {
+				t.Fatalf("adopt: %s %v, want done", o.Status, o.Err)
+			}
+			creates := 0
+			for _, step := range o.Result.Steps {
+				if step.Type == firewallType && step.Action == "create" {
+					creates++
+				}
+			}
+			if creates != tt.wantCreates {
+				t.Errorf("adopt created %d firewalls, want %d", creates, tt.wantCreates)
+			}
+			ids, _ := stateOf(ctx, t, b, tg).IDs(firewallType)
+			if tt.wantFirewall != "" && (len(ids) != 1 || ids[0] != tt.wantFirewall) {
+				t.Errorf("the stack holds firewalls %v, want %s alone", ids, tt.wantFirewall)
+			}
+		})
+	}
+}

@@ -48,6 +48,9 @@ type Kind struct {
 	// ReadyImport readies a live resource for adopt's import where the kind's provider needs it;
 	// nil needs nothing.
 	ReadyImport ReadyImport
+	// ImportsWith names what the kind's module makes beside a live resource that adopt imports
+	// with it; nil names nothing.
+	ImportsWith ImportsWith
 	// Rotate readies a rotation of the kind's pool for up; nil when up does not rotate the kind.
 	Rotate Rotate
 	// Cost is what the kind's operations ask of its cloud's rate limit (pkg/deploy paces adopt,
@@ -226,6 +229,12 @@ type Resolve func(ctx context.Context, ref *sharedv1.StringValueOrRef, defaultOu
 // only what the provider needs to import it; it says what it changed, the zero Readied for
 // nothing.
 type ReadyImport func(ctx context.Context, stackInput proto.Message, id string) (Readied, error)
+
+// ImportsWith is, for the live resource id that adopt imports as the stack input's kind, the
+// other resources the kind's module makes that the cloud already holds for it, by resource type
+// ("civo:index/firewall:Firewall") and id: a Civo cluster's firewall the module made, which the
+// module would otherwise create again beside it. None for a manifest that names them itself.
+type ImportsWith func(ctx context.Context, stackInput proto.Message, id string) (map[string]string, error)
 
 // Readied is what a ReadyImport changed in the cloud: Said in a sentence for the resource's own
 // line ("pool P was tagged T, which the provider imports the default pool by"), and for the

@@ -17,5 +17,5 @@ var Program = componentkind.Program("civokubernetescluster", civo.Driver{}, modu
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	return componentkind.Kind(Program, module.New, kinds.Kind{Short: "civo-cluster", Lookup: lookup})
+	return componentkind.Kind(Program, module.New, kinds.Kind{Short: "civo-cluster", Lookup: lookup, ImportsWith: importsWith})
 }

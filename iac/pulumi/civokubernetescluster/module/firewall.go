@@ -31,6 +31,11 @@ func firewall(ctx *pulumi.Context, l *locals, networkID pulumi.StringInput, opts
 		Cidrs:    pulumi.ToStringArray([]string{AllIPv4}),
 		Action:   pulumi.String("allow"),
 	})
+	// The module sends createDefaultRules (false) at the create only. Civo keeps no such field:
+	// the provider reads it back from the state, or on an import as its default, true
+	// (terraform-provider-civo v1.1.4 resourceFirewallRead), and a change of it replaces the
+	// firewall. Ignored, a firewall adopt imports with its cluster is never replaced for it.
+	opts = append(opts, pulumi.IgnoreChanges([]string{"createDefaultRules"}))
 	fw, err := civo.NewFirewall(ctx, l.name, &civo.FirewallArgs{
 		Name:               pulumi.String(l.spec.GetClusterName()),
 		NetworkId:          networkID,

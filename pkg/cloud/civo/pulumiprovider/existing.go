@@ -81,3 +81,29 @@ func PoolNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, clus
 	st, found, err := api.Get(ctx, clusterID, name)
 	return found, st.Labels, err
 }
+
+// FirewallNamed is the id of the firewall region's cluster id sits behind when that firewall is
+// named name, "" when it is named otherwise: the firewall a module made for the cluster carries
+// the cluster's name, and an import of the cluster takes it too, since a create of it would
+// duplicate its name (Civo refuses a second firewall of one name in a region).
+func FirewallNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, id, name string) (string, error) {
+	token, url, err := credentials(cfg)
+	if err != nil {
+		return "", err
+	}
+	api := civo.New(url, token, civo.Options{Options: cloudapi.Options{Timeout: pools.DefaultRequestTimeout, Retry: cloudapi.Backoff(2, 0)}})
+	cl, err := api.Cluster(ctx, region, id)
+	if err != nil || cl.FirewallID == "" {
+		return "", err
+	}
+	firewalls, err := api.Firewalls(ctx, region)
+	if err != nil {
+		return "", err
+	}
+	for _, fw := range firewalls {
+		if fw.ID == cl.FirewallID && fw.Name == name {
+			return fw.ID, nil
+		}
+	}
+	return "", nil
+}
