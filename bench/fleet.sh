@@ -12,7 +12,8 @@
 # and into the cloud's state file that fakeclouds then serves (-digitalocean-state).
 #
 # For each command: wall and CPU seconds (user+sys of the command and every child it waited for,
-# /usr/bin/time), peak memory of the whole process tree (bench/treepeak.py, sampled every 100 ms),
+# /usr/bin/time), peak memory of the whole process tree (bench/treepeak.py, sampled every 100 ms:
+# the sum of its processes' proportional set sizes, each binary's shared pages counted once),
 # Pulumi CLI processes started (a `pulumi` wrapper first on PATH counts them), DigitalOcean plugin
 # processes started (a wrapper in PULUMI_HOME) and requests the cloud answered (fakeclouds
 # -requests). A command that fails (drift exits 3 when it finds drift: an unchanged fleet must

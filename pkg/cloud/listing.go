@@ -44,11 +44,15 @@ type Listing struct {
 	// PoolsLeftOut are the ids of listed clusters whose answer leaves out their pools: a pool of
 	// one is not judged rather than missing, since the list says nothing of it.
 	PoolsLeftOut map[string]bool
+	// MarkedPools are the listed pools that carry a stack's mark (package stackmark), which
+	// drift names when no stack records them, by ListedPool.AdoptID.
+	MarkedPools map[string]ListedPool
 }
 
 // NewListing is a listing with nothing in it yet.
 func NewListing() Listing {
-	return Listing{Clusters: map[string]Listed{}, Pools: map[string]Listed{}, Firewalls: map[string]Listed{}, PoolsLeftOut: map[string]bool{}}
+	return Listing{Clusters: map[string]Listed{}, Pools: map[string]Listed{}, Firewalls: map[string]Listed{}, PoolsLeftOut: map[string]bool{},
+		MarkedPools: map[string]ListedPool{}}
 }
 
 // Listed is one listed resource.
@@ -65,6 +69,17 @@ type ListedCluster struct {
 	Cloud, ID, Name, Region string
 	// Tags are the cluster's tags, as the cloud lists them (clusterplane's own tags say a stack
 	// deployed it).
+	Tags []string
+}
+
+// ListedPool is a node pool as the cloud lists it, in its cluster.
+type ListedPool struct {
+	Cluster ListedCluster
+	// ID is the id the pool's stack's state holds (DigitalOcean's pool id, Civo's pool name);
+	// AdoptID is what `clusterplane adopt --id` takes for it (Civo's CLUSTER_ID:POOL_NAME).
+	ID, AdoptID, Name string
+	// Tags are the pool's tags; on a cloud whose pools keep labels and no tags (Civo), the stack
+	// mark its label carries, as the tag it stands for.
 	Tags []string
 }
 

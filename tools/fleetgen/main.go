@@ -1,7 +1,7 @@
 // Command fleetgen makes a fleet of clusters "already deployed" from one that was: given a stack
 // `clusterplane up` deployed into a local file backend against a loopback cloud (tools/fakeclouds
 // -<cloud>-state), it writes N copies of it, each as `clusterplane up` would have left it: the
-// manifest (metadata.name and spec.clusterName <prefix>NNNN), the stack's checkpoint and its last
+// manifest (metadata.name and spec.clusterName <prefix>NNNN), the stack's mark, the stack's checkpoint and its last
 // history record in the backend, and the cluster with its pools in the cloud's state file. It
 // names no cloud: the loopback cloud of -loopback (pkg/loopback/fakeclouds, its Fleet) says which
 // kind and resource the cluster is and how its state file holds clusters. Every name, URN, cloud id and recorded
@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -37,6 +38,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
@@ -129,7 +131,13 @@ type base struct {
 	plain                       map[string]string // ciphertext: plaintext
 	uuids                       []string          // replaced within strings
 	numbers                     []string          // replaced as whole strings
+	// mark is the base's stack mark as a label (stackmark.Mark.Label), "" for none; backendID
+	// names the backend the copies are written to, which their marks name.
+	mark, backendID string
 }
+
+// markTags finds the stack marks in a checkpoint's text.
+var markTags = regexp.MustCompile(regexp.QuoteMeta(stackmark.Prefix) + `[0-9a-f]{12}-[0-9a-f]{12}`)
 
 // Generate writes o.N copies of the stack of o.Manifest.
 func Generate(o Options) error {
@@ -186,6 +194,12 @@ func load(o Options) (*base, error) {
 	}
 	if b.checkpoint, err = decode(data); err != nil {
 		return nil, errors.Wrap(err, "decode the stack's checkpoint")
+	}
+	// The stack's mark, as the base's up set it: each copy carries its own, of the backend it is
+	// written to, as an up there would have set it (the base may have been deployed elsewhere and
+	// copied).
+	if m := stackmark.In(markTags.FindAllString(string(data), -1)); len(m) > 0 {
+		b.mark, b.backendID = m[0].Label(), stackmark.BackendID("file://"+o.State)
 	}
 	if outputs, _ := stackOutputs(b.checkpoint); outputs == nil || outputs[stackrecord.GenerationOutput] != stackrecord.Generation(t.Input) {
 		return nil, errors.Errorf("stack %s/%s did not record the generation of %s: deploy it with `clusterplane up` first", b.project, b.stack, o.Manifest)
@@ -305,6 +319,9 @@ func (b *base) replacer(name string, i int) replacer {
 	var pairs []string
 	for _, id := range b.uuids {
 		pairs = append(pairs, id, newUUID(id, name))
+	}
+	if b.mark != "" {
+		pairs = append(pairs, b.mark, stackmark.Of(b.backendID, b.project+"/"+name).Label())
 	}
 	pairs = append(pairs, b.stack, name)
 	if b.clusterName != b.stack {

@@ -17,6 +17,7 @@ import (
 	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/entry"
 	"github.com/clusterplane/clusterplane/internal/seed"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -73,7 +74,10 @@ func deployBase(t *testing.T) deployed {
 		d.ids = append(d.ids, n.ID)
 	}
 	providerID := "0b7c3d5e-1f2a-4b6c-8d9e-0a1b2c3d4e5f"
-	d.ids = append(d.ids, id, pools[0], providerID)
+	// The stack's mark names the stack by a digest of its key, which no copy may hold; and its
+	// backend, here another folder, as bench/fleet.sh copies a base deployed elsewhere.
+	mark := stackmark.Of("file:///elsewhere", project+"/dev-fra1")
+	d.ids = append(d.ids, id, pools[0], providerID, mark.Stack, mark.Backend)
 
 	data, err := os.ReadFile(d.manifest)
 	if err != nil {
@@ -111,6 +115,7 @@ func deployBase(t *testing.T) deployed {
 				map[string]any{"urn": urn + "digitalocean:index/kubernetesCluster:KubernetesCluster::dev-fra1",
 					"type": "digitalocean:index/kubernetesCluster:KubernetesCluster", "id": id, "custom": true,
 					"provider": urn + "pulumi:providers:digitalocean::dev-fra1::" + providerID,
+					"inputs":   map[string]any{"tags": []any{"resource-name:dev-fra1", mark.Tag()}},
 					"outputs": map[string]any{"name": "dev-fra1", "clusterUrn": "do:kubernetes:" + id, "ipv4Address": c.IPv4,
 						"__meta":   `{"e2bfb730-ecaa-11e6-8f88-34363bc7c4c0":{"create":1800000000000}}`,
 						"nodePool": map[string]any{"id": pools[0], "nodeCount": json.Number("2"), "nodes": nodes}}},
@@ -172,6 +177,9 @@ func TestEveryCopyHoldsItsOwnNamesAndIdsInTheStateTheSecretsAndTheCloud(t *testi
 			if strings.Contains(string(text), old) {
 				t.Errorf("%s still holds %s", name, old)
 			}
+		}
+		if own := stackmark.Of(stackmark.BackendID("file://"+base.state), project+"/"+name).Tag(); !strings.Contains(string(text), own) {
+			t.Errorf("%s does not carry the mark an up in its backend sets (%s)", name, own)
 		}
 		if !strings.Contains(string(text), "e2bfb730-ecaa-11e6-8f88-34363bc7c4c0") {
 			t.Errorf("%s lost the provider's timeouts key, no id", name)

@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 )
 
 // The Civo provider (pulumi-civo v2.4.8, which wraps terraform-provider-civo v1.1.4) reads a
@@ -102,6 +104,14 @@ func addCluster(l cloud.Listing, cl Cluster, region string) {
 		}
 	}
 	l.Clusters[cl.ID] = cloud.Listed{Cluster: c, Properties: props}
+	for _, p := range cl.Pools {
+		// Civo's pools keep no tags: their stack's mark is a node label's value. A rotation's
+		// pool is its rotation's to resume or remove.
+		if m, ok := stackmark.OfLabel(p.Labels[pools.StackLabel]); ok && p.Labels[pools.RotationLabel] == "" {
+			l.MarkedPools[cl.ID+":"+p.ID] = cloud.ListedPool{Cluster: c, ID: p.ID, AdoptID: cl.ID + ":" + p.ID, Name: p.ID,
+				Tags: []string{m.Tag()}}
+		}
+	}
 }
 
 // addFirewall adds a firewall listed in region.

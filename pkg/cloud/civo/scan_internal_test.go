@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 )
 
 // Promise: scan-left-out-property-not-judged
@@ -43,5 +45,21 @@ func TestACivoListThatLeavesOutWhatCivoAlwaysGivesIsUnread(t *testing.T) {
 				t.Errorf("unread %v, want %v", got, tt.unread)
 			}
 		})
+	}
+}
+
+// Civo's pools keep no tags: a pool whose node label carries a stack's mark is listed among the
+// marked pools with that mark as a tag, by the id adopt takes (CLUSTER_ID:POOL_NAME); a
+// rotation's pool is its rotation's.
+func TestACivoPoolLabelledWithAStacksMarkIsAMarkedPool(t *testing.T) {
+	m := stackmark.Of("file:///state", "p/s")
+	l := cloud.NewListing()
+	addCluster(l, Cluster{ID: "c1", Name: "dev", Pools: []Pool{
+		{ID: "workers", Labels: map[string]string{pools.StackLabel: m.Label()}},
+		{ID: "by-hand", Labels: map[string]string{"team": "a"}},
+		{ID: "rotating", Labels: map[string]string{pools.StackLabel: m.Label(), pools.RotationLabel: "x"}}}}, "lon1")
+	p, ok := l.MarkedPools["c1:workers"]
+	if len(l.MarkedPools) != 1 || !ok || p.ID != "workers" || !slices.Equal(stackmark.In(p.Tags), []stackmark.Mark{m}) {
+		t.Errorf("marked pools %+v, want workers alone, carrying %s", l.MarkedPools, m.Tag())
 	}
 }

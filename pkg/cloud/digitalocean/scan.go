@@ -2,10 +2,12 @@ package digitalocean
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
@@ -162,6 +164,12 @@ func addCluster(l cloud.Listing, cl Cluster) {
 			own[k] = v
 		}
 		l.Pools[p.ID] = cloud.Listed{Cluster: c, Properties: own}
+		// A pool stack's pool, not the cluster's default pool (its cluster stack's own, which
+		// carries that stack's mark) nor a rotation's (which its rotation resumes or removes).
+		rotating := slices.ContainsFunc(p.Tags, func(t string) bool { return strings.HasPrefix(t, MarkTag) })
+		if len(stackmark.In(p.Tags)) > 0 && !p.IsDefault() && !rotating {
+			l.MarkedPools[p.ID] = cloud.ListedPool{Cluster: c, ID: p.ID, AdoptID: p.ID, Name: p.Name, Tags: p.Tags}
+		}
 	}
 	l.Clusters[cl.ID] = cloud.Listed{Cluster: c, Properties: props}
 }

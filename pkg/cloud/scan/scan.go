@@ -223,6 +223,34 @@ func (s *Scanner) Unheld() []Cluster {
 	return out
 }
 
+// MarkedPools are the listed pools that carry a stack's mark (cloud.Listing.MarkedPools), each
+// once, sorted by cloud, cluster and name.
+func (s *Scanner) MarkedPools() []cloud.ListedPool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []cloud.ListedPool
+	seen := map[string]bool{}
+	for _, l := range s.listed {
+		for _, p := range l.MarkedPools {
+			if !seen[p.AdoptID] {
+				seen[p.AdoptID] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Cluster.Cloud != b.Cluster.Cloud {
+			return a.Cluster.Cloud < b.Cluster.Cloud
+		}
+		if a.Cluster.Name != b.Cluster.Name {
+			return a.Cluster.Name < b.Cluster.Name
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
 // Requests is how many requests the scan's lists made, retries included.
 func (s *Scanner) Requests() int {
 	s.mu.Lock()

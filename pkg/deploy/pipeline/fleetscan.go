@@ -97,7 +97,7 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 	line := c.line(r.Op.Operation())
 	switch r.Op.Operation() {
 	case operation.Drift, operation.Status: // status --drift (findsUnrecorded)
-		if others := markUnrecorded(out, b.ID(), s.Unheld(), targets, holds); len(others) > 0 {
+		if others := markUnrecorded(out, b.ID(), s.Unheld(), s.MarkedPools(), targets, holds); len(others) > 0 {
 			r.say(line)
 			line = unrecordedLine(others)
 		}

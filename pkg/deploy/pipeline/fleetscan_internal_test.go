@@ -18,9 +18,11 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
@@ -601,5 +603,74 @@ func TestTheClustersAStackRecordsCountOneBeingDeletedAndNothingWhileACreateIsPen
 				t.Errorf("recordedClusters = %v, %v; want %v, %v", ids, known, tt.want, tt.wantKnown)
 			}
 		})
+	}
+}
+
+// A pool the scan listed carrying the mark of a given pool stack that does not record it is that
+// stack's to name, with the id adopt takes (Civo's CLUSTER_ID:POOL_NAME); one the stack records,
+// one marked by a stack of the backend no manifest given deploys (said in the scan's line), and
+// one marked in another backend are not.
+// Promise: drift-names-unrecorded-marked-pools
+func TestTheFleetScanNamesThePoolsMarkedByAPoolStackThatDoesNotRecordThem(t *testing.T) {
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesNodePool")
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "digitaloceankubernetesnodepool", "minimal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := k.NewStackInput()
+	if err := stackinput.Parse(data, "pool.yaml", in); err != nil {
+		t.Fatal(err)
+	}
+	pool := deploytarget.NewTarget("pool.yaml", k, in, "")
+	const backend = "file:///state"
+	mark := func(key string) []string { return []string{"resource-name:x", stackmark.Of(backend, key).Tag()} }
+	in2 := func(id, name string, tags []string) cloud.ListedPool {
+		return cloud.ListedPool{Cluster: cloud.ListedCluster{Cloud: "digitalocean", ID: "c-1", Name: "dev-fra1", Region: "fra1"},
+			ID: id, AdoptID: "adopt-" + id, Name: name, Tags: tags}
+	}
+	listed := []cloud.ListedPool{
+		in2("p-lost", "workers-lost", mark(pool.Key())),
+		in2("p-held", "workers", mark(pool.Key())),
+		in2("p-other", "batch", mark("digitaloceankubernetesnodepool/elsewhere")),
+		in2("p-backend", "gpu", []string{stackmark.Of("file:///another", pool.Key()).Tag()}),
+		in2("p-hand", "by-hand", []string{"resource-name:by-hand"}),
+	}
+	cluster := minimalCluster(t, "dev-fra1")
+	// A pool carrying a cluster stack's mark is no pool stack's to name.
+	listed = append(listed, in2("p-cluster", "default", mark(cluster.Key())))
+	out := map[string]deploy.Scanned{}
+	others := markUnrecorded(out, backend, nil, listed, []deploytarget.Target{pool, cluster},
+		map[string][]string{pool.Key(): {"p-held"}, cluster.Key(): {"c-1"}})
+	if got := out[cluster.Key()].Unrecorded; len(got) != 0 {
+		t.Errorf("the cluster stack's unrecorded: %+v, want none", got)
+	}
+	got := out[pool.Key()].Unrecorded
+	if len(got) != 1 || got[0].ID != "adopt-p-lost" || got[0].Type != "pool" || got[0].Where != "cluster dev-fra1" {
+		t.Errorf("the pool stack's unrecorded: %+v, want pool workers-lost alone, by the id adopt takes", got)
+	}
+	if len(others) != 1 || !strings.Contains(others[0], "batch (adopt-p-other) of cluster dev-fra1") {
+		t.Errorf("marked by no manifest's stack: %v, want pool batch alone", others)
+	}
+	if line := unrecordedLine(others); !strings.Contains(line, "1 cluster or pool in the listed accounts") {
+		t.Errorf("the scan's line %q", line)
+	}
+}
+
+// DigitalOcean's list gives the pools that carry a stack's mark by their tag: not a cluster's
+// default pool (its cluster stack's) nor a rotation's pool (its rotation's).
+func TestTheListedPoolsCarryingAMarkAreTheMarkedPools(t *testing.T) {
+	m := stackmark.Of("file:///state", "p/s")
+	do := fakedo.New(t, "t")
+	ctx := context.Background()
+	do.SeedCluster(godo.KubernetesCluster{Name: "c", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
+		{Name: "default", Size: "s-2vcpu-4gb", Count: 1},
+		{Name: "marked", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{m.Tag()}},
+		{Name: "default-marked", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{m.Tag(), "terraform:default-node-pool"}},
+		{Name: "rotating", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{m.Tag(), digitalocean.MarkTag + "abc"}}}})
+	s := scan.New()
+	s.List(ctx, scan.Account{Cloud: "digitalocean", Base: do.URL(), Token: "t"}, "digitalocean:index/kubernetesNodePool:KubernetesNodePool", "")
+	pools := s.MarkedPools()
+	if len(pools) != 1 || pools[0].Name != "marked" || pools[0].AdoptID != pools[0].ID || !slices.Contains(pools[0].Tags, m.Tag()) {
+		t.Errorf("DigitalOcean's marked pools: %+v, want pool marked alone, with its tag", pools)
 	}
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -17,21 +20,23 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
-// unrecorded sorts the clusters the fleet scan listed and no judged stack holds (listed) by the
-// stack mark they carry (package stackmark). A cluster marked by a target's stack in backend
-// (backendID), which the stack does not record, is that target's (found.unrecorded, by key): what
-// a create left when no up took it back, or what a state edit dropped. recorded holds, for each
-// target whose records the scan read, the ids of the clusters its state holds; a target whose
-// records were not read is not judged, for its state might hold the cluster. A cluster marked by
-// a stack of the backend that is no target is in found.others: its stack is elsewhere, or removed.
-// A cluster marked by a target's stack in another backend, when the target holds nothing here, is
-// in found.elsewhere: up here would refuse it.
-func unrecorded(backendID string, listed []scan.Cluster, targets []deploytarget.Target, recorded map[string][]string) (found marked) {
+// unrecorded sorts the clusters the fleet scan listed and no judged stack holds (listed), and the
+// pools it listed carrying a mark (pools), by the stack mark they carry (package stackmark). One
+// marked by a target's stack in backend (backendID), which the stack does not record, is that
+// target's (found.unrecorded, by key): what a create left when no up took it back, or what a
+// state edit dropped. recorded holds, for each target whose records the scan read, the ids of the
+// clusters (pools) its state holds; a target whose records were not read is not judged, for its
+// state might hold it. One marked by a stack of the backend that is no target is in found.others:
+// its stack is elsewhere, or removed. A cluster marked by a target's stack in another backend,
+// when the target holds nothing here, is in found.elsewhere: up here would refuse it.
+func unrecorded(backendID string, listed []scan.Cluster, pools []cloud.ListedPool, targets []deploytarget.Target,
+	recorded map[string][]string) (found marked) {
 	ours := stackmark.Of(backendID, "").Backend
-	keyOf, keyOfStack := map[stackmark.Mark]string{}, map[string]string{}
+	keyOf, keyOfStack, pool := map[stackmark.Mark]string{}, map[string]string{}, map[string]bool{}
 	for _, t := range targets {
 		m := stackmark.Of(backendID, t.Key())
 		keyOf[m], keyOfStack[m.Stack] = t.Key(), t.Key()
+		pool[t.Key()] = t.Effects != nil && t.Effects.Types[effects.Cluster] == ""
 	}
 	found = marked{unrecorded: map[string][]kinds.Live{}, elsewhere: map[string][]kinds.Live{}}
 	for _, c := range listed {
@@ -47,9 +52,26 @@ func unrecorded(backendID string, listed []scan.Cluster, targets []deploytarget.
 			ids, read := recorded[key]
 			switch {
 			case !isTarget:
-				found.others = append(found.others, c)
+				found.others = append(found.others, fmt.Sprintf("%s %s (%s, %s)", c.Cloud, c.Name, c.ID, c.Region))
 			case read && !slices.Contains(ids, c.ID):
 				found.unrecorded[key] = append(found.unrecorded[key], live)
+			}
+			break
+		}
+	}
+	for _, p := range pools {
+		for _, m := range stackmark.In(p.Tags) {
+			if m.Backend != ours {
+				continue
+			}
+			key, isTarget := keyOf[m]
+			ids, read := recorded[key]
+			switch {
+			case !isTarget:
+				found.others = append(found.others, fmt.Sprintf("%s pool %s (%s) of cluster %s", p.Cluster.Cloud, p.Name, p.AdoptID, p.Cluster.Name))
+			case pool[key] && read && !slices.Contains(ids, p.ID):
+				found.unrecorded[key] = append(found.unrecorded[key], kinds.Live{Type: "pool", Name: p.Name,
+					Where: "cluster " + p.Cluster.Name, ID: p.AdoptID, Tags: p.Tags})
 			}
 			break
 		}
@@ -57,19 +79,20 @@ func unrecorded(backendID string, listed []scan.Cluster, targets []deploytarget.
 	return found
 }
 
-// marked is what unrecorded found of the clusters carrying a stack's mark.
+// marked is what unrecorded found of the clusters and pools carrying a stack's mark.
 type marked struct {
-	// unrecorded and elsewhere are by target key; others are marked by no target's stack.
+	// unrecorded and elsewhere are by target key; others names those marked by no target's
+	// stack.
 	unrecorded, elsewhere map[string][]kinds.Live
-	others                []scan.Cluster
+	others                []string
 }
 
-// markUnrecorded puts into out, the scan's findings by key, the clusters marked by each target's
-// stack that it does not record, and those marked by its stack in another backend when it holds
-// nothing (unrecorded), and returns those marked by no target's stack.
-func markUnrecorded(out map[string]deploy.Scanned, backendID string, listed []scan.Cluster, targets []deploytarget.Target,
-	recorded map[string][]string) []scan.Cluster {
-	found := unrecorded(backendID, listed, targets, recorded)
+// markUnrecorded puts into out, the scan's findings by key, the clusters and pools marked by each
+// target's stack that it does not record, and the clusters marked by its stack in another backend
+// when it holds nothing (unrecorded), and returns the names of those marked by no target's stack.
+func markUnrecorded(out map[string]deploy.Scanned, backendID string, listed []scan.Cluster, pools []cloud.ListedPool,
+	targets []deploytarget.Target, recorded map[string][]string) []string {
+	found := unrecorded(backendID, listed, pools, targets, recorded)
 	for key, live := range found.unrecorded {
 		sc := out[key]
 		sc.Unrecorded = live
@@ -111,10 +134,17 @@ func recordedClusters(t deploytarget.Target, st stackstate.State) (ids []string,
 	return ids, true
 }
 
-// unrecordedLine says the clusters marked by stacks of the backend that none of the run's
-// manifests deploys.
-func unrecordedLine(others []scan.Cluster) string {
+// unrecordedLine says the clusters and pools (others, as people read them) marked by stacks of
+// the backend that none of the run's manifests deploys, the first ten.
+func unrecordedLine(others []string) string {
+	what := "1 cluster or pool"
+	if len(others) > 1 {
+		what = fmt.Sprintf("%d clusters and pools", len(others))
+	}
+	if len(others) > 10 {
+		others = append(others[:10:10], fmt.Sprintf("and %d more", len(others)-10))
+	}
 	return fmt.Sprintf("%s in the listed accounts carry the mark of a stack of this backend that none of these manifests deploys "+
 		"(that stack's manifest is elsewhere, or the stack was removed): %s; run drift with that manifest, or `clusterplane "+
-		"discover` writes one to adopt it with", count1(len(others), "cluster"), clusterNames(others))
+		"discover` writes one to adopt it with", what, strings.Join(others, ", "))
 }
