@@ -777,9 +777,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	s, asDeployed, err := d.stacks().openAsDeployed(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		o := outcome.NotRun(outcome.HoldsNothing, "")
-		o.SayReason(outcome.SaysItself, d.notDeployedSaid(t), "")
-		return o
+		return d.notDeployed(t)
 	}
 	if err != nil {
 		return failed(err)
@@ -791,9 +789,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	if len(st.Resources()) == 0 && len(st.PendingCreates()) == 0 {
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
-		o := outcome.NotRun(outcome.HoldsNothing, "")
-		o.SayReason(outcome.SaysItself, d.notDeployedSaid(t), "")
-		return o
+		return d.notDeployed(t)
 	}
 	outputs := st.Outputs()
 	since := fielddrift.SinceOf(t, outputs)

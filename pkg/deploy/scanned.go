@@ -38,15 +38,20 @@ type Scanned struct {
 	ElsewhereMarked []kinds.Live
 }
 
-// notDeployedSaid is drift's reason for t's stack, which holds nothing: up deploys it, unless the
-// fleet scan found its cluster carrying this stack's mark in another backend, which up refuses.
-func (d *Deployer) notDeployedSaid(t deploytarget.Target) string {
+// notDeployed is drift's outcome for t's stack, which holds nothing: up deploys it, unless the
+// fleet scan found its cluster carrying this stack's mark in another backend, which up refuses:
+// drift then says so and lists the cluster (Unmanaged), as up's refusal does.
+func (d *Deployer) notDeployed(t deploytarget.Target) outcome.Outcome {
+	o := outcome.NotRun(outcome.HoldsNothing, "")
 	live := d.Scanned[t.Key()].ElsewhereMarked
 	if len(live) == 0 {
-		return fielddrift.NotDeployed
+		o.SayReason(outcome.SaysItself, fielddrift.NotDeployed, "")
+		return o
 	}
 	refused := &createguard.ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input), ElsewhereMarked: true}
-	return "not deployed in this backend, and up here is refused: " + refused.Error()
+	o.SayReason(outcome.SaysItself, "not deployed in this backend, and up here is refused: "+refused.Error(), "")
+	o.Unmanaged = live
+	return o
 }
 
 // unrecordedSaid says the clusters carrying t's stack's mark that its state does not hold, with

@@ -184,6 +184,7 @@ func TestDriftAndStatusNameTheClustersTheScanFoundCarryingTheStacksMark(t *testi
 // A stack that holds nothing here, whose cluster the fleet scan found carrying its mark in another
 // backend, is not said to be deployed by up: drift says up here refuses it, and why.
 // Promise: drift-says-up-refuses-another-backends-cluster
+// Promise: not-deployed-drift-says-up-or-why-refused
 func TestDriftOfAStackDeployedFromAnotherBackendSaysUpHereRefusesIt(t *testing.T) {
 	ctx := context.Background()
 	d, _ := deployer()
@@ -195,6 +196,9 @@ func TestDriftOfAStackDeployedFromAnotherBackendSaysUpHereRefusesIt(t *testing.T
 		if !strings.Contains(o.Reason, says) {
 			t.Errorf("drift: %s %q, want it to say %q", o.Status, o.Reason, says)
 		}
+	}
+	if len(o.Unmanaged) != 1 || o.Unmanaged[0].ID != "there-1" {
+		t.Errorf("drift lists %+v, want there-1, as up's refusal lists it", o.Unmanaged)
 	}
 	if strings.Contains(o.Reason, "up deploys it") || o.Status == outcome.Drifted {
 		t.Errorf("drift: %s %q, want no promise that up deploys it, and no drift of this backend's stack", o.Status, o.Reason)

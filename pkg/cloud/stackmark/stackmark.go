@@ -24,8 +24,6 @@ import (
 
 	"github.com/pkg/errors"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 )
 
@@ -95,6 +93,10 @@ func IsMarkTag(tag string) bool { return len(In([]string{tag})) == 1 }
 // parse is named by what follows its last "@", never its user or password.
 func BackendID(rawURL string) string {
 	if root, err := FileRoot(rawURL); err == nil && root != "" {
+		// A relative folder is the process's working folder's, as the Pulumi CLI takes it.
+		if abs, err := filepath.Abs(root); err == nil {
+			root = abs
+		}
 		if real, err := filepath.EvalSymlinks(root); err == nil {
 			return "file://" + filepath.ToSlash(real)
 		}
@@ -156,10 +158,12 @@ func secretOption(key string) bool {
 // key is the context key of a carried Mark.
 type key struct{}
 
-// Carry is ctx carrying m, for the stack program run with it. A value on the Go context handed to
-// Pulumi's Automation API does not reach the program's context: the program itself must be run
-// with the one Carry returns.
-func Carry(ctx *pulumi.Context, m Mark) *pulumi.Context {
+// Carry is ctx (a *pulumi.Context) carrying m, for the stack program run with it. A value on the
+// Go context handed to Pulumi's Automation API does not reach the program's context: the program
+// itself must be run with the one Carry returns. It names Pulumi's context by its method alone, so
+// that what reads marks from a cloud's lists (the Karpenter provider's module among them) links no
+// Pulumi SDK.
+func Carry[C interface{ WithValue(key, val any) C }](ctx C, m Mark) C {
 	return ctx.WithValue(key{}, m)
 }
 

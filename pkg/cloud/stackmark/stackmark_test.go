@@ -2,6 +2,8 @@ package stackmark_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,5 +78,25 @@ func TestTagsAddTheCarriedMarkOnlyAndNeverChangeTheirArgument(t *testing.T) {
 	}
 	if again := append(tags, "x"); again[1] != "x" || got[1] != m.Tag() {
 		t.Errorf("Tags() shares its result's array with its argument: %v", got)
+	}
+}
+
+// A file backend is named by its folder as it really is, whichever spelling names it: a link to
+// it, or a path relative to the working folder.
+func TestAFileBackendIsNamedByItsFolderHoweverSpelled(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	want := stackmark.BackendID("file://" + real)
+	t.Chdir(filepath.Dir(real))
+	for _, url := range []string{"file://" + link, "file://./" + filepath.Base(real), "file://" + filepath.Base(real) + "?no_legacy_layout=true"} {
+		if got := stackmark.BackendID(url); got != want {
+			t.Errorf("BackendID(%q) = %q, want %q (the folder it names)", url, got, want)
+		}
+	}
+	if other := stackmark.BackendID("file://" + t.TempDir()); other == want {
+		t.Errorf("two folders are named alike: %q", other)
 	}
 }

@@ -58,7 +58,8 @@ func (e *ExistingError) Error() string {
 		return "the cloud already holds " + stackstate.DescribeLive(e.Live) + ", which carries the mark of this stack in " +
 			"another backend (another state folder or database deployed it), and a create would make one more: run clusterplane " +
 			"with that backend (PULUMI_BACKEND_URL), or give this manifest another " + e.nameField() + ". Adopting it here " +
-			"would leave it in two backends' hands. " + outcome.AdoptAdvice(e.File, e.Live)
+			"would leave it in two backends' hands: to move the stack to this backend, adopt it here only once that " +
+			"backend's stack no longer holds it (`pulumi state delete` there, or destroy that stack's record)"
 	}
 	return "the cloud already holds " + stackstate.DescribeLive(e.Live) + ", which the stack does not hold, " +
 		"and a create would make one more. " + outcome.AdoptAdvice(e.File, e.Live)

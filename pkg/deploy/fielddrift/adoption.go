@@ -6,12 +6,17 @@ import (
 	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
+
+// KnownWhenUpRuns stands in a disagreement for a value up sends that only its update works out:
+// the id of a firewall the module would create, say.
+const KnownWhenUpRuns = "(known only when up runs)"
 
 // AdoptedWithChangesLeft begins the message of an adoption's update that left in-place changes
 // for the next up; the fields follow it (adoptionMessage).
@@ -81,6 +86,11 @@ func Disagreements(table *effects.Table, input proto.Message, typ string, steps 
 			seen[field] = true
 			rows := rowsOf(table, typ, path)
 			manifest, live = inManifestTerms(rows, manifest), inManifestTerms(rows, live)
+			if manifest == plugin.UnknownStringValue {
+				// The engine's stand-in for a value the update works out (the id of what the
+				// module creates beside it), never a value itself.
+				manifest = KnownWhenUpRuns
+			}
 			decision := decide(rows, input, live)
 			out = append(out, outcome.Disagreement{Field: field, Manifest: manifest, Live: live, Effect: decision.Effect,
 				Reason: decision.Reason, Property: path})

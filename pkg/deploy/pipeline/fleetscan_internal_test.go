@@ -26,6 +26,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -553,7 +554,7 @@ func TestTheFleetScanNamesTheClustersMarkedByAStackThatDoesNotRecordThem(t *test
 	}
 	var marked string
 	for _, line := range said {
-		if strings.Contains(line, "carry the mark of a stack of this backend that none of these manifests deploys") {
+		if strings.Contains(line, "the mark of a stack of this backend that none of these manifests deploys") {
 			marked = line
 		}
 	}
@@ -580,7 +581,8 @@ func TestTheFleetScanNamesTheClustersMarkedByAStackThatDoesNotRecordThem(t *test
 
 // What a cluster stack records, for the scan's unrecorded clusters: a cluster a replacement is
 // deleting is still the stack's (it deletes it itself), and while a create is pending nothing is
-// known (what it makes is the stack's, unrecorded yet).
+// known (what it makes is the stack's, unrecorded yet), nor while a rotation is recorded (its
+// pools are its record's).
 func TestTheClustersAStackRecordsCountOneBeingDeletedAndNothingWhileACreateIsPending(t *testing.T) {
 	c := minimalCluster(t, "dev-fra1")
 	typ := deploytarget.GuardedType(c.Effects)
@@ -595,6 +597,9 @@ func TestTheClustersAStackRecordsCountOneBeingDeletedAndNothingWhileACreateIsPen
 		{"nothing held is known to hold nothing", apitype.DeploymentV3{}, []string{}, true},
 		{"a create pending leaves it unknown", apitype.DeploymentV3{PendingOperations: []apitype.OperationV2{{Type: apitype.OperationTypeCreating,
 			Resource: apitype.ResourceV3{Type: tokens.Type(typ), URN: resource.URN("urn:pulumi:s::p::" + typ + "::c")}}}}, nil, false},
+		{"a rotation recorded leaves it unknown", apitype.DeploymentV3{Resources: []apitype.ResourceV3{
+			{Type: "pulumi:pulumi:Stack", URN: "urn:pulumi:s::p::pulumi:pulumi:Stack::p-s", Outputs: map[string]any{rotationrun.RotationOutput: `{"id":"abc"}`}},
+			{Type: tokens.Type(typ), ID: "c-1"}}}, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -645,13 +650,13 @@ func TestTheFleetScanNamesThePoolsMarkedByAPoolStackThatDoesNotRecordThem(t *tes
 		t.Errorf("the cluster stack's unrecorded: %+v, want none", got)
 	}
 	got := out[pool.Key()].Unrecorded
-	if len(got) != 1 || got[0].ID != "adopt-p-lost" || got[0].Type != "pool" || got[0].Where != "cluster dev-fra1" {
+	if len(got) != 1 || got[0].ID != "adopt-p-lost" || got[0].Type != "node pool" || got[0].Where != "cluster dev-fra1" {
 		t.Errorf("the pool stack's unrecorded: %+v, want pool workers-lost alone, by the id adopt takes", got)
 	}
 	if len(others) != 1 || !strings.Contains(others[0], "batch (adopt-p-other) of cluster dev-fra1") {
 		t.Errorf("marked by no manifest's stack: %v, want pool batch alone", others)
 	}
-	if line := unrecordedLine(others); !strings.Contains(line, "1 cluster or pool in the listed accounts") {
+	if line := unrecordedLine(others); !strings.Contains(line, "1 cluster or pool in the listed accounts carries the mark") {
 		t.Errorf("the scan's line %q", line)
 	}
 }

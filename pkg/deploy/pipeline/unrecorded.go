@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/apikinds"
@@ -70,7 +71,7 @@ func unrecorded(backendID string, listed []scan.Cluster, pools []cloud.ListedPoo
 			case !isTarget:
 				found.others = append(found.others, fmt.Sprintf("%s pool %s (%s) of cluster %s", p.Cluster.Cloud, p.Name, p.AdoptID, p.Cluster.Name))
 			case pool[key] && read && !slices.Contains(ids, p.ID):
-				found.unrecorded[key] = append(found.unrecorded[key], kinds.Live{Type: "pool", Name: p.Name,
+				found.unrecorded[key] = append(found.unrecorded[key], kinds.Live{Type: "node pool", Name: p.Name,
 					Where: "cluster " + p.Cluster.Name, ID: p.AdoptID, Tags: p.Tags})
 			}
 			break
@@ -124,6 +125,11 @@ func recordedClusters(t deploytarget.Target, st stackstate.State) (ids []string,
 	if len(st.PendingCreates()) > 0 {
 		return nil, false
 	}
+	if rec, _ := rotationrun.RecordedRotation(st.Outputs()); rec != nil {
+		// A rotation under way (or stopped) has pools of the stack's that its record, not the
+		// state's pool resource, names: the up that resumes it takes them, not an adopt.
+		return nil, false
+	}
 	typ := deploytarget.GuardedType(t.Effects)
 	ids = []string{}
 	for _, r := range st.Deployment.Resources {
@@ -137,14 +143,14 @@ func recordedClusters(t deploytarget.Target, st stackstate.State) (ids []string,
 // unrecordedLine says the clusters and pools (others, as people read them) marked by stacks of
 // the backend that none of the run's manifests deploys, the first ten.
 func unrecordedLine(others []string) string {
-	what := "1 cluster or pool"
+	what := "1 cluster or pool in the listed accounts carries"
 	if len(others) > 1 {
-		what = fmt.Sprintf("%d clusters and pools", len(others))
+		what = fmt.Sprintf("%d clusters and pools in the listed accounts carry", len(others))
 	}
 	if len(others) > 10 {
 		others = append(others[:10:10], fmt.Sprintf("and %d more", len(others)-10))
 	}
-	return fmt.Sprintf("%s in the listed accounts carry the mark of a stack of this backend that none of these manifests deploys "+
+	return fmt.Sprintf("%s the mark of a stack of this backend that none of these manifests deploys "+
 		"(that stack's manifest is elsewhere, or the stack was removed): %s; run drift with that manifest, or `clusterplane "+
 		"discover` writes one to adopt it with", what, strings.Join(others, ", "))
 }
