@@ -67,6 +67,21 @@ func minimalCluster(t *testing.T, name string) deploytarget.Target {
 	return deploytarget.NewTarget("c.yaml", k, in, "")
 }
 
+// minimalPool is the DigitalOcean node pool example's target, pool.yaml.
+func minimalPool(t *testing.T) deploytarget.Target {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "digitaloceankubernetesnodepool", "minimal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesNodePool")
+	in := k.NewStackInput()
+	if err := stackinput.Parse(data, "pool.yaml", in); err != nil {
+		t.Fatal(err)
+	}
+	return deploytarget.NewTarget("pool.yaml", k, in, "")
+}
+
 // scannedCluster is one DigitalOcean cluster in a loopback cloud, as the fleet scan finds it: the
 // cloud, the cluster's id and record there, the target that deployed it, and records makes the
 // stack's records as an up of program ending in last would leave them, with extra resources.
@@ -468,16 +483,7 @@ func TestTheClustersNoStackHoldsLeaveOutThoseOfStacksTheScanCouldNotJudge(t *tes
 // A stack holds its cluster: a cluster stack's by its cluster's id, a pool stack's by the
 // clusterId its pool records; a resource pending deletion is held no more.
 func TestTheClustersAStackHoldsAreItsClustersOrItsPoolsCluster(t *testing.T) {
-	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesNodePool")
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "digitaloceankubernetesnodepool", "minimal.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := k.NewStackInput()
-	if err := stackinput.Parse(data, "pool.yaml", in); err != nil {
-		t.Fatal(err)
-	}
-	pool := deploytarget.NewTarget("pool.yaml", k, in, "")
+	pool := minimalPool(t)
 	cluster := minimalCluster(t, "dev-fra1")
 	state := func(resources ...apitype.ResourceV3) stackstate.State {
 		return stackstate.State{Deployment: apitype.DeploymentV3{Resources: resources}}
@@ -527,10 +533,14 @@ func TestTheFleetScanNamesTheClustersMarkedByAStackThatDoesNotRecordThem(t *test
 	elsewhereID := seed("dev-fra1-elsewhere", markOf(b.ID(), minimalCluster(t, "dev-fra1-elsewhere")))
 	otherBackendID := seed("dev-fra1-other", markOf("another-backend", neverDeployed))
 	otherBackendOfDeployedID := seed("dev-fra1-other-2", markOf("another-backend", c.deployed))
+	// A stack deployed from another backend, under the name and in the region this one's up
+	// would create.
+	moved := minimalCluster(t, "dev-fra1-moved")
+	movedID := seed("dev-fra1-moved", markOf("another-backend", moved))
 	byHandID := seed("made-by-hand")
 	var said []string
 	out := Request{Op: Drift(false), Say: func(line string) { said = append(said, line) }}.scanFleet(context.Background(), b,
-		[]deploytarget.Target{c.deployed, neverDeployed})
+		[]deploytarget.Target{c.deployed, neverDeployed, moved})
 	ids := func(live []kinds.Live) []string {
 		var out []string
 		for _, l := range live {
@@ -563,9 +573,13 @@ func TestTheFleetScanNamesTheClustersMarkedByAStackThatDoesNotRecordThem(t *test
 			marked, elsewhereID, strings.Join(said, "\n"))
 	}
 	// A stack that holds nothing here is told of its cluster in another backend, which up here
-	// would refuse; a stack that holds its cluster here is not.
-	if got := ids(out[neverDeployed.Key()].ElsewhereMarked); !slices.Equal(got, []string{otherBackendID}) {
-		t.Errorf("%s: marked in another backend %v, want %s", neverDeployed.Key(), got, otherBackendID)
+	// would refuse; not of one of another name, which up would not; and a stack that holds its
+	// cluster here is not.
+	if got := ids(out[moved.Key()].ElsewhereMarked); !slices.Equal(got, []string{movedID}) {
+		t.Errorf("%s: marked in another backend %v, want %s", moved.Key(), got, movedID)
+	}
+	if got := out[neverDeployed.Key()].ElsewhereMarked; len(got) != 0 {
+		t.Errorf("%s: marked in another backend %v, want none: %s is of another name", neverDeployed.Key(), ids(got), otherBackendID)
 	}
 	if got := out[c.deployed.Key()].ElsewhereMarked; len(got) != 0 {
 		t.Errorf("%s, which holds its cluster: marked in another backend %v, want none", c.deployed.Key(), ids(got))
@@ -617,16 +631,7 @@ func TestTheClustersAStackRecordsCountOneBeingDeletedAndNothingWhileACreateIsPen
 // one marked in another backend are not.
 // Promise: drift-names-unrecorded-marked-pools
 func TestTheFleetScanNamesThePoolsMarkedByAPoolStackThatDoesNotRecordThem(t *testing.T) {
-	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesNodePool")
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "digitaloceankubernetesnodepool", "minimal.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := k.NewStackInput()
-	if err := stackinput.Parse(data, "pool.yaml", in); err != nil {
-		t.Fatal(err)
-	}
-	pool := deploytarget.NewTarget("pool.yaml", k, in, "")
+	pool := minimalPool(t)
 	const backend = "file:///state"
 	mark := func(key string) []string { return []string{"resource-name:x", stackmark.Of(backend, key).Tag()} }
 	in2 := func(id, name string, tags []string) cloud.ListedPool {

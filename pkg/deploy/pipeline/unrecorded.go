@@ -34,17 +34,25 @@ func unrecorded(backendID string, listed []scan.Cluster, pools []cloud.ListedPoo
 	recorded map[string][]string) (found marked) {
 	ours := stackmark.Of(backendID, "").Backend
 	keyOf, keyOfStack, pool := map[stackmark.Mark]string{}, map[string]string{}, map[string]bool{}
+	// where is each target's cluster's name and region in the cloud, which up's look before a
+	// create asks for.
+	where := map[string][2]string{}
 	for _, t := range targets {
 		m := stackmark.Of(backendID, t.Key())
 		keyOf[m], keyOfStack[m.Stack] = t.Key(), t.Key()
 		pool[t.Key()] = t.Effects != nil && t.Effects.Types[effects.Cluster] == ""
+		spec := protofield.At(apikinds.Target(t.Input).ProtoReflect(), kindfield.TargetSpec)
+		name := protofield.String(spec, strings.TrimPrefix(stackinput.CloudName(t.Input), "spec."))
+		where[t.Key()] = [2]string{name, protofield.String(spec, kindfield.SpecRegion)}
 	}
 	found = marked{unrecorded: map[string][]kinds.Live{}, elsewhere: map[string][]kinds.Live{}}
 	for _, c := range listed {
 		live := kinds.Live{Type: "cluster", Name: c.Name, Where: "region " + c.Region, ID: c.ID, Tags: c.Tags}
 		for _, m := range stackmark.In(c.Tags) {
 			if m.Backend != ours {
-				if key, isTarget := keyOfStack[m.Stack]; isTarget && recorded[key] != nil && len(recorded[key]) == 0 {
+				// Only one up here would be refused for: of the target's name, in its region.
+				if key, isTarget := keyOfStack[m.Stack]; isTarget && recorded[key] != nil && len(recorded[key]) == 0 &&
+					!pool[key] && where[key] == [2]string{c.Name, c.Region} {
 					found.elsewhere[key] = append(found.elsewhere[key], live)
 				}
 				continue
