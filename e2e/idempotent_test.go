@@ -292,8 +292,9 @@ func (e *env) loseRecord(project, stack string) string {
 
 // A Civo cluster whose stack's record is lost is adopted as drift says, with the firewall its
 // module made: the firewall carries the cluster's name, which Civo allows once a region, so an
-// adopt that took the cluster alone would create a second one and fail. Afterwards the stack
-// holds both, drift finds nothing, and an up replaces nothing.
+// adopt that took the cluster alone would create a second one and fail. The adopt changes the
+// firewall in nothing, though the manifest's API rule has changed since; the up after it changes
+// the rule in place and replaces nothing, and drift then finds nothing.
 // Promise: adopt-takes-the-civo-firewall-the-module-made
 func TestACivoClusterWhoseRecordIsLostIsAdoptedWithTheFirewallItsModuleMade(t *testing.T) {
 	t.Parallel()
@@ -318,17 +319,30 @@ func TestACivoClusterWhoseRecordIsLostIsAdoptedWithTheFirewallItsModuleMade(t *t
 	}
 	made, firewall := clusters[0].ID, clusters[0].FirewallID
 	e.loseRecord("civokubernetescluster", "dev-fra1")
+	// The manifest has changed since: its firewall's API rule is another, which adopt leaves to
+	// the next up.
+	e.write("cluster.yaml", withSpec(example(t, "civokubernetescluster/minimal.yaml"),
+		"  deletionProtection: false\n  apiServerAllowedCidrs: [203.0.113.0/24]\n"))
 	if code, st, r := e.report("drift", manifest); code != 3 || !slices.Equal(st.ids(), []string{made}) {
 		t.Fatalf("drift of the stack whose record is lost = %d naming %v, want 3 naming %s\n%s", code, st.ids(), made, r)
 	}
+	e.civo.Reset()
 	if r, code := e.clusterplane("adopt", manifest, "--id", made); code != 0 {
 		t.Fatalf("adopt as drift says = %d\n%s", code, r)
 	}
-	if code, st, r := e.report("drift", manifest); code != 0 || st.Outcome != "done" {
-		t.Errorf("drift after the adopt = %d, %s: want no drift\n%s", code, st.Outcome, r)
+	for _, req := range e.civo.Requests("") {
+		if strings.Contains(req.Path, "/firewalls") && req.Method != http.MethodGet {
+			t.Errorf("adopt changed the firewall: %s %s %s", req.Method, req.Path, req.Body)
+		}
 	}
 	if code, st, r := e.upReport(manifest); code != 0 || strings.Contains(st.Reason, "replace") || strings.Contains(st.Reason, "create") {
 		t.Errorf("up after the adopt = %d, %q: want done, nothing created or replaced\n%s", code, st.Reason, r)
+	}
+	if rule := apiRule(e, firewall); rule != "203.0.113.0/24" {
+		t.Errorf("after the up the firewall's API rule allows %q, want the manifest's 203.0.113.0/24", rule)
+	}
+	if code, st, r := e.report("drift", manifest); code != 0 || st.Outcome != "done" {
+		t.Errorf("drift after the adopt and up = %d, %s: want no drift\n%s", code, st.Outcome, r)
 	}
 	named := 0
 	for _, fw := range e.civo.Networking().Firewalls() {
@@ -340,6 +354,21 @@ func TestACivoClusterWhoseRecordIsLostIsAdoptedWithTheFirewallItsModuleMade(t *t
 	if named != 1 || len(clusters) != 1 || clusters[0].ID != made || clusters[0].FirewallID != firewall {
 		t.Errorf("Civo holds %d firewalls named dev-fra1 and clusters %+v, want the one firewall %s and cluster %s behind it", named, clusters, firewall, made)
 	}
+}
+
+// apiRule is the CIDRs the Civo firewall id's API rule (port 6443) allows, as the cloud holds it.
+func apiRule(e *env, id string) string {
+	for _, fw := range e.civo.Networking().Firewalls() {
+		if fw.ID != id {
+			continue
+		}
+		for _, rule := range fw.Rules {
+			if rule.StartPort == "6443" || rule.Ports == "6443" {
+				return strings.Join(rule.Cidr, ",")
+			}
+		}
+	}
+	return ""
 }
 
 // A stack deployed before clusterplane marked what it creates (here: its mark taken out of the

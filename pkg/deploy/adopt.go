@@ -3,6 +3,8 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/pkg/errors"
@@ -85,15 +87,25 @@ func (d adopting) adopt(ctx context.Context, t deploytarget.Target, id string, o
 		forget(ctx, s, created)
 		return failed(err)
 	}
-	importing := importingAs(typ, id, also)
+	imports := map[string]string{typ: id}
+	for other, otherID := range also {
+		imports[other] = otherID
+	}
+	importing := importingAs(imports)
 	res, previewErr := d.previewImport(ctx, t, s, importing(nil))
 	var blocking, inPlace []outcome.Disagreement
-	for _, dis := range fielddrift.Disagreements(table, t.Input, typ, res.Steps) {
-		if opts.Exact || dis.Blocks() {
-			blocking = append(blocking, dis)
-			continue
+	// ignore are, by type, the properties each import leaves as the cloud has them: the
+	// differences the provider applies in place, which the next up carries out.
+	ignore := map[string][]string{}
+	for _, imported := range slices.Sorted(maps.Keys(imports)) {
+		for _, dis := range fielddrift.Disagreements(table, t.Input, imported, res.Steps) {
+			if opts.Exact || dis.Blocks() {
+				blocking = append(blocking, dis)
+				continue
+			}
+			inPlace = append(inPlace, dis)
+			ignore[imported] = append(ignore[imported], dis.Property)
 		}
-		inPlace = append(inPlace, dis)
 	}
 	blocking = append(blocking, fielddrift.RefusedByModule(previewErr)...)
 	if len(blocking) > 0 {
@@ -104,10 +116,6 @@ func (d adopting) adopt(ctx context.Context, t deploytarget.Target, id string, o
 	if previewErr != nil {
 		forget(ctx, s, created)
 		return failed(previewErr)
-	}
-	var ignore []string
-	for _, dis := range inPlace {
-		ignore = append(ignore, dis.Property)
 	}
 	// The history says the update was an adoption, so that status says so too (lastSucceeded).
 	upOpts := stackstate.Options{Progress: d.progress.of(t), Transform: importing(ignore), Message: adoptedMessage}
@@ -126,22 +134,19 @@ func (d adopting) adopt(ctx context.Context, t deploytarget.Target, id string, o
 	return o
 }
 
-// importingAs makes every registration of type typ import the resource with id, leaving the
-// properties in ignore as the cloud has them: the engine fails an import whose inputs differ
-// from the live resource's, and those differences are for the next up to carry out. also are
-// the other resources imported with it, by type (importsWith).
-func importingAs(typ, id string, also map[string]string) func(ignore []string) pulumi.ResourceTransform {
-	return func(ignore []string) pulumi.ResourceTransform {
+// importingAs makes every registration of a type in imports import the resource of that type's
+// id (the one adopted, and what its module made beside it: importsWith), leaving the properties
+// ignore names for its type as the cloud has them: the engine follows an import with an update of
+// whatever the inputs say otherwise, and those differences are for the next up to carry out.
+func importingAs(imports map[string]string) func(ignore map[string][]string) pulumi.ResourceTransform {
+	return func(ignore map[string][]string) pulumi.ResourceTransform {
 		return func(_ context.Context, args *pulumi.ResourceTransformArgs) *pulumi.ResourceTransformResult {
-			if other, ok := also[args.Type]; ok && args.Type != typ {
-				args.Opts.Import = pulumi.ID(other)
-				return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
-			}
-			if args.Type != typ {
+			id, ok := imports[args.Type]
+			if !ok {
 				return nil
 			}
 			args.Opts.Import = pulumi.ID(id)
-			args.Opts.IgnoreChanges = append(args.Opts.IgnoreChanges, ignore...)
+			args.Opts.IgnoreChanges = append(args.Opts.IgnoreChanges, ignore[args.Type]...)
 			return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
 		}
 	}
