@@ -53,10 +53,13 @@ func TestACivoPoolIsScaledRelabelledClearedResizedRefreshedAndDestroyedThroughTh
 			func(b map[string]any, p civogo.KubernetesPool) bool {
 				return b["count"] == nil && p.Labels["workload"] == "batch"
 			}},
+		// The program, run by the Pulumi CLI, marks the pool as clusterplane would (its stack's
+		// label): clearing the manifest's labels leaves that one alone.
 		{"clear the labels", "  size: g4s.kube.medium\n  nodeCount: 2\n",
 			func(b map[string]any, p civogo.KubernetesPool) bool {
 				labels, isMap := b["labels"].(map[string]any)
-				return isMap && len(labels) == 0 && p.Labels["workload"] == ""
+				mark, marked := labels["clusterplane.dev/stack"]
+				return isMap && len(labels) == 1 && marked && mark != "" && p.Labels["workload"] == ""
 			}},
 	} {
 		up(step.spec)
