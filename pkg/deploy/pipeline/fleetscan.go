@@ -181,12 +181,21 @@ func unmanaged(cs []scan.Cluster) []scan.Cluster {
 // clusterNames lists clusters for people, the first ten.
 func clusterNames(cs []scan.Cluster) string {
 	var names []string
-	for i, c := range cs {
-		if i == 10 {
-			names = append(names, fmt.Sprintf("and %d more", len(cs)-10))
-			break
-		}
-		names = append(names, fmt.Sprintf("%s %s (%s, %s)", c.Cloud, c.Name, c.ID, c.Region))
+	for _, c := range cs {
+		names = append(names, clusterName(c))
+	}
+	return firstTen(names)
+}
+
+// clusterName names a listed cluster for people: its cloud, name, id and region.
+func clusterName(c scan.Cluster) string {
+	return fmt.Sprintf("%s %s (%s, %s)", c.Cloud, c.Name, c.ID, c.Region)
+}
+
+// firstTen joins the first ten of names, and says how many more there are.
+func firstTen(names []string) string {
+	if len(names) > 10 {
+		names = append(names[:10:10], fmt.Sprintf("and %d more", len(names)-10))
 	}
 	return strings.Join(names, ", ")
 }

@@ -61,7 +61,7 @@ func unrecorded(backendID string, listed []scan.Cluster, pools []cloud.ListedPoo
 			ids, read := recorded[key]
 			switch {
 			case !isTarget:
-				found.others = append(found.others, fmt.Sprintf("%s %s (%s, %s)", c.Cloud, c.Name, c.ID, c.Region))
+				found.others = append(found.others, clusterName(c))
 			case read && !slices.Contains(ids, c.ID):
 				found.unrecorded[key] = append(found.unrecorded[key], live)
 			}
@@ -155,10 +155,7 @@ func unrecordedLine(others []string) string {
 	if len(others) > 1 {
 		what = fmt.Sprintf("%d clusters and pools in the listed accounts carry", len(others))
 	}
-	if len(others) > 10 {
-		others = append(others[:10:10], fmt.Sprintf("and %d more", len(others)-10))
-	}
 	return fmt.Sprintf("%s the mark of a stack of this backend that none of these manifests deploys "+
 		"(that stack's manifest is elsewhere, or the stack was removed): %s; run drift with that manifest, or `clusterplane "+
-		"discover` writes one to adopt it with", what, strings.Join(others, ", "))
+		"discover` writes one to adopt it with", what, firstTen(others))
 }

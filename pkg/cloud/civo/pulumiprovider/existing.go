@@ -38,13 +38,7 @@ func ClustersNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, 
 	if err != nil {
 		return nil, err
 	}
-	// pkg/cloud/civo's client, not civogo's: a request timeout, retries and cancellation. A 429
-	// or a 5xx is sent three times in all, at once, as the pool client (pkg/cloud/civo/pools)
-	// did for this look-up.
-	api := civo.New(url, token, civo.Options{
-		Options:  cloudapi.Options{Timeout: pools.DefaultRequestTimeout, Retry: cloudapi.Backoff(2, 0)},
-		MaxPages: maxClusterPages,
-	})
+	api := client(url, token)
 	// The run's one list of the region where ctx carries a run (civo.RunClusters), else its own.
 	clusters, ok, err := civo.RunClusters(ctx, url, token, region, func(ctx context.Context) ([]civo.Cluster, error) {
 		return api.Clusters(ctx, region)
@@ -82,6 +76,16 @@ func PoolNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, clus
 	return found, st.Labels, err
 }
 
+// client is pkg/cloud/civo's client for the look-ups here, not civogo's: a request timeout,
+// retries and cancellation. A 429 or a 5xx is sent three times in all, at once, as the pool client
+// (pkg/cloud/civo/pools) did for these look-ups.
+func client(url, token string) *civo.Client {
+	return civo.New(url, token, civo.Options{
+		Options:  cloudapi.Options{Timeout: pools.DefaultRequestTimeout, Retry: cloudapi.Backoff(2, 0)},
+		MaxPages: maxClusterPages,
+	})
+}
+
 // FirewallNamed is the id of the firewall region's cluster id sits behind when that firewall is
 // named name, "" when it is named otherwise: the firewall a module made for the cluster carries
 // the cluster's name, and an import of the cluster takes it too, since a create of it would
@@ -91,7 +95,7 @@ func FirewallNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, 
 	if err != nil {
 		return "", err
 	}
-	api := civo.New(url, token, civo.Options{Options: cloudapi.Options{Timeout: pools.DefaultRequestTimeout, Retry: cloudapi.Backoff(2, 0)}})
+	api := client(url, token)
 	cl, err := api.Cluster(ctx, region, id)
 	if err != nil || cl.FirewallID == "" {
 		return "", err
