@@ -40,6 +40,10 @@ type Driver interface {
 	// provider's Read would read each; the client counts the requests made. A list that failed
 	// part-way holds what was read before the error.
 	ScanList(ctx context.Context, base, token, region string, opts cloudapi.Options) (Listing, Counted, error)
+	// Allowance asks the cloud's API at base with token, in one request, what its account has
+	// left of its requests an hour; ok is false, and nothing asked, for a cloud whose answers do
+	// not say (cloudapi.Allowance).
+	Allowance(ctx context.Context, base, token string) (a cloudapi.Allowance, ok bool, err error)
 }
 
 // The facts' types, as drivers and their callers name them.

@@ -18,6 +18,9 @@ type Request struct {
 	// Start is when it was sent; Duration how long the answer took.
 	Start    time.Time
 	Duration time.Duration
+	// Allowance is what the answer said of the account's requests an hour; nil when it said
+	// nothing (Civo's answers, no answer).
+	Allowance *Allowance
 }
 
 var (

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
@@ -222,9 +223,80 @@ func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *test
 				pace = queue.RefreshingByID
 			}
 			r := Request{Op: tt.op, Pace: pace, Say: func(line string) { said = append(said, line) }}
-			r.pacer(clusters, tt.scanned, tt.kept, nil, tt.lists)
+			r.pacer(context.Background(), clusters, tt.scanned, tt.kept, nil, tt.lists, nil)
 			if got := strings.Join(said, "\n"); got != tt.want {
 				t.Errorf("said:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// A run that would send more than the account has left of its requests an hour (DigitalOcean's
+// RateLimit-Remaining, as the run's answers said it) sends a share of what is left at once, then a
+// share of the hour's limit a minute: in every stretch of time from its start, its stacks start no
+// more than that; and it says so. A run within what is left is not held by it.
+// Promise: paced-to-the-hour-left
+func TestARunIsPacedToWhatTheAccountHasLeftOfItsHour(t *testing.T) {
+	for _, tt := range []struct {
+		name             string
+		clusters, left   int
+		wantByHour       bool
+		wantNow, wantMin int
+		wantLine         string
+	}{
+		{name: "a drift of 50 clusters and 50 pools with 30 of 5000 left", clusters: 50, left: 30, wantByHour: true, wantNow: 24, wantMin: 66,
+			wantLine: "digitalocean: about 101 requests for 100 stacks of an account of 50 clusters, more than the account has left of its 5000 an hour (30): " +
+				"24 at once, then 66 a minute as the hour's oldest stop counting: at least 1 minute"},
+		{name: "a drift of 2 clusters and 2 pools with 2 of 5000 left", clusters: 2, left: 2, wantByHour: true, wantNow: 1, wantMin: 66,
+			wantLine: "digitalocean: about 5 requests for 4 stacks of an account of 2 clusters, more than the account has left of its 5000 an hour (2): " +
+				"1 at once, then 66 a minute as the hour's oldest stop counting: at least 4 seconds"},
+		{name: "a drift of 50 clusters and 50 pools with 4000 of 5000 left", clusters: 50, left: 4000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			targets := paceFleet(tt.clusters, 250, 8)
+			hour := cloudapi.Allowance{Limit: 5000, Remaining: tt.left}
+			p := queue.NewPacer(targets, queue.Refreshing, queue.Runs{Creates: noCreates.Creates,
+				Allowance: func(cloud string) (cloudapi.Allowance, bool) { return hour, cloud == "digitalocean" }})
+			b := p.Budgets()[0]
+			if b.Hour == nil || b.Hour.Remaining != tt.left || b.ByHour != tt.wantByHour || b.Paces() != tt.wantByHour {
+				t.Fatalf("budget %+v, want the hour's %d left heard and paced by it: %v", b, tt.left, tt.wantByHour)
+			}
+			if tt.wantByHour && b.String() != tt.wantLine {
+				t.Errorf("it says:\n%s\nwant:\n%s", b, tt.wantLine)
+			}
+			clock := &fakeTime{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			p.Now, p.Sleep = clock.now, clock.sleep
+			start := clock.at
+			var starts []time.Time
+			var costs []int
+			for i, target := range targets {
+				if err := p.Wait(context.Background(), target); err != nil {
+					t.Fatal(err)
+				}
+				cost := 1
+				if i == 0 {
+					cost++ // the run's one list of the account
+				}
+				starts, costs = append(starts, clock.at), append(costs, cost)
+			}
+			if !tt.wantByHour {
+				if clock.at != start {
+					t.Errorf("a run within what is left waited %v, want none", clock.at.Sub(start))
+				}
+				return
+			}
+			// By any time after the start, the stacks started ask at most what was let go at once
+			// and the minutes' share since (and one stack's worth: a start reserves its whole cost).
+			sent := 0
+			for i, at := range starts {
+				sent += costs[i]
+				allowed := float64(tt.wantNow) + at.Sub(start).Minutes()*float64(tt.wantMin) + 2
+				if float64(sent) > allowed {
+					t.Fatalf("by %v the run started %d requests, want at most %.1f", at.Sub(start), sent, allowed)
+				}
+			}
+			if took := clock.at.Sub(start).Minutes(); took < b.Minutes()-0.05 {
+				t.Errorf("the run took %.2f minutes, want at least the %.2f it said", took, b.Minutes())
 			}
 		})
 	}

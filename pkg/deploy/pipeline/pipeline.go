@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/catalogue"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
@@ -243,6 +244,13 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 		}
 	}
 	kept := r.changedOnly(sorted, deps)
+	// What the clouds' answers say of their accounts' requests an hour, from the fleet scan's
+	// first request on, paces the run to what the account has left (queue.Heard).
+	var heard *queue.Heard
+	if r.Pace != nil {
+		heard = queue.Listen()
+		defer heard.Stop()
+	}
 	var scanned map[string]deploy.Scanned
 	if !r.Deep && (r.Scan || scans(r.Op.Operation())) {
 		scanned = r.scanFleet(ctx, b, keptOf(sorted, kept))
@@ -255,7 +263,7 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 			debug.FreeOSMemory()
 		}
 	}
-	outcomes, err := r.runQueue(ctx, b, sorted, deps, scanned, kept)
+	outcomes, err := r.runQueue(ctx, b, sorted, deps, scanned, kept, heard)
 	for i := range outcomes {
 		outcomes[i].Policy = results[outcomes[i].Target.Key()]
 	}
@@ -384,7 +392,7 @@ func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets
 // runQueue runs the operation over every target through the queue, after the guard: with Whole,
 // one refusal refuses all and nothing runs.
 func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []deploytarget.Target, deps map[string][]string, scanned map[string]deploy.Scanned,
-	kept map[string]bool) ([]outcome.Outcome, error) {
+	kept map[string]bool, heard *queue.Heard) ([]outcome.Outcome, error) {
 	var refused map[string]error
 	if r.Guard != nil {
 		var err error
@@ -405,7 +413,10 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 	if r.Progress != nil {
 		d.Progress = r.Progress(len(sorted))
 	}
-	d.Pace = r.pacer(sorted, scanned, kept, refused, runlist.Of(ctx))
+	d.Pace = r.pacer(ctx, sorted, scanned, kept, refused, runlist.Of(ctx), heard)
+	if d.Pace != nil {
+		defer r.sayHourLeft(ctx, sorted, d.Pace.Budgets())
+	}
 	q := queue.Queue{Parallel: r.Parallel, Reverse: r.Op.Operation().Reverse(), StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
 		Recovery: d.Recovery}
 	return q.Run(ctx, sorted, deps, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
@@ -427,13 +438,81 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 // pacer paces the run's operations when the request asks (Pace), and says the estimate of each
 // cloud it paces. It is made after the fleet scan and the guard, and estimates only the stacks
 // left to the engine: not those the scan found unchanged, --changed-since left out or the guard
-// refused, which send the cloud nothing of their own. lists are the run's (package runlist).
-func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]deploy.Scanned, kept map[string]bool, refused map[string]error,
-	lists *runlist.Lists) *queue.Pacer {
+// refused, which send the cloud nothing of their own. lists are the run's (package runlist);
+// heard what the clouds said of their accounts' requests an hour. A cloud paced by the minute
+// whose answers said nothing yet is asked once (cloud.Driver's Allowance).
+func (r Request) pacer(ctx context.Context, sorted []deploytarget.Target, scanned map[string]deploy.Scanned, kept map[string]bool, refused map[string]error,
+	lists *runlist.Lists, heard *queue.Heard) *queue.Pacer {
 	if r.Pace == nil {
 		return nil
 	}
-	p := queue.NewPacer(sorted, r.Pace, queue.Runs{
+	p := r.newPacer(sorted, scanned, kept, refused, lists, heard)
+	asked := false
+	for _, b := range p.Budgets() {
+		if b.Paced == 0 || b.Hour != nil {
+			continue
+		}
+		if a, ok := askAllowance(ctx, sorted, b.Cloud); ok {
+			heard.Hear(b.Cloud, a)
+			asked = true
+		}
+	}
+	if asked {
+		p = r.newPacer(sorted, scanned, kept, refused, lists, heard)
+	}
+	for _, b := range p.Budgets() {
+		switch {
+		case b.ByHour:
+			r.say(string(r.Op.Operation()) + " paces its requests to what the account has left: " + b.String())
+		case b.Paced > 0:
+			r.say(string(r.Op.Operation()) + " paces its requests to stay under the cloud's rate limit: " + b.String())
+		}
+	}
+	return p
+}
+
+// askAllowance asks cloud's API, with the first of sorted's tokens for it, what the account has
+// left of its requests an hour; ok is false when the cloud does not say or the question failed
+// (the run is then paced by the minute alone, as without it).
+func askAllowance(ctx context.Context, sorted []deploytarget.Target, cloud string) (cloudapi.Allowance, bool) {
+	for _, t := range sorted {
+		if t.Input == nil {
+			continue
+		}
+		c, base, token := stackinput.CloudAPI(t.Input)
+		if c != cloud || token == "" {
+			continue
+		}
+		d, ok := clouds.OfInput(t.Input)
+		if !ok {
+			break
+		}
+		a, ok, err := d.Allowance(ctx, base, token)
+		return a, ok && err == nil
+	}
+	return cloudapi.Allowance{}, false
+}
+
+// sayHourLeft says, for each cloud whose account's requests an hour were heard when the run
+// began and that the run paced, what the account had left then and has now (one request to ask),
+// so that a job that shares the token sees what the run left it.
+func (r Request) sayHourLeft(ctx context.Context, sorted []deploytarget.Target, budgets []queue.Budget) {
+	for _, b := range budgets {
+		if b.Hour == nil || !b.Paces() || ctx.Err() != nil {
+			continue
+		}
+		if a, ok := askAllowance(ctx, sorted, b.Cloud); ok {
+			r.say(fmt.Sprintf("%s: the account had %d of its %d requests an hour left when the run's stacks began, and has %d now "+
+				"(every request with its token counts, this run's and any other's, until an hour after it was sent)",
+				b.Cloud, b.Hour.Remaining, b.Hour.Limit, a.Remaining))
+		}
+	}
+}
+
+// newPacer is the run's pacer from what is known now.
+func (r Request) newPacer(sorted []deploytarget.Target, scanned map[string]deploy.Scanned, kept map[string]bool, refused map[string]error,
+	lists *runlist.Lists, heard *queue.Heard) *queue.Pacer {
+	return queue.NewPacer(sorted, r.Pace, queue.Runs{
 		Engine: func(t deploytarget.Target) bool {
 			return !scanned[t.Key()].Unchanged && (kept == nil || kept[t.Key()]) && refused[t.Key()] == nil
 		},
@@ -445,13 +524,8 @@ func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]deploy.S
 		Creates: func(t deploytarget.Target) bool {
 			return r.Op.Operation() == operation.Up && (scanned == nil || scanned[t.Key()].HoldsNothing)
 		},
+		Allowance: heard.Latest,
 	})
-	for _, b := range p.Budgets() {
-		if b.Paced > 0 {
-			r.say(string(r.Op.Operation()) + " paces its requests to stay under the cloud's rate limit: " + b.String())
-		}
-	}
-	return p
 }
 
 // changedOnly are the keys of the targets a run limited to r.Changed runs: those whose manifest

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -53,11 +54,15 @@ func Reading(refreshing bool) Requests {
 // at once. The run's one list of each account (package runlist), which the stacks' look-ups by
 // name share, is counted once, with the first stack that starts, and again for each stack that
 // creates (Runs.Creates). A run whose whole estimate fits in one minute's share is not paced at
-// all. Safe for concurrent use.
+// all. A run whose estimate is more than the share of what its account has left of its requests
+// an hour (Runs.Allowance) is paced to that as well (Budget.ByHour). Safe for concurrent use.
 type Pacer struct {
 	mu     sync.Mutex
 	costs  map[string]int // by target key
 	clouds map[string]*cloudapi.Pacer
+	// hours pace a cloud to what its account has left of its requests an hour, where that is less
+	// than the run's estimate (Runs.Allowance).
+	hours map[string]*cloudapi.Pacer
 	// lists are the requests of each cloud's list of the account still to be sent: the first
 	// stack of the cloud to start reserves them with its own.
 	lists   map[string]int
@@ -78,29 +83,65 @@ type Budget struct {
 	// Requests is the run's estimate; PerMinute the cloud's limit and Paced what the run keeps to
 	// (Share of it), 0 when the whole run fits in one minute's share.
 	Requests, PerMinute, Paced int
+	// Hour is what the account had left of its requests an hour when the run began, as the
+	// cloud's last answer said (nil when it said nothing); ByHour tells that the run is paced to
+	// it, its estimate being more than Share of what is left.
+	Hour   *cloudapi.Allowance
+	ByHour bool
+}
+
+// hourShare is what a run paced by the hour sends at once (Share of what the account has left),
+// and then a minute (Share of the hour's limit over 60): each request stops counting an hour
+// after it was sent, so that, on average, the hour's limit comes back over an hour.
+func (b Budget) hourShare() (now, perMinute int) {
+	return max(int(float64(b.Hour.Remaining)*Share), 1), max(int(float64(b.Hour.Limit)*Share/60), 1)
 }
 
 // Minutes is the least the run can take when paced.
 func (b Budget) Minutes() float64 {
-	if b.Paced == 0 {
-		return 0
+	least := 0.0
+	if b.Paced != 0 {
+		least = float64(b.Requests) / float64(b.Paced)
 	}
-	return float64(b.Requests) / float64(b.Paced)
+	if b.ByHour {
+		now, perMinute := b.hourShare()
+		least = max(least, float64(b.Requests-now)/float64(perMinute))
+	}
+	return least
+}
+
+// minutes says Minutes in words.
+func (b Budget) minutes() string {
+	m := b.Minutes()
+	switch {
+	case m < 1:
+		return fmt.Sprintf("%.0f seconds", math.Ceil(m*60))
+	case fmt.Sprintf("%.0f", m) == "1":
+		return "1 minute"
+	}
+	return fmt.Sprintf("%.0f minutes", m)
 }
 
 // String says the budget in a line for the user.
 func (b Budget) String() string {
+	line := fmt.Sprintf("%s: about %d requests for %d stacks of an account of %d clusters", b.Cloud, b.Requests, b.Stacks, b.Clusters)
+	if b.ByHour {
+		now, perMinute := b.hourShare()
+		line += fmt.Sprintf(", more than the account has left of its %d an hour (%d): %d at once, then %d a minute as the hour's oldest stop counting",
+			b.Hour.Limit, b.Hour.Remaining, now, perMinute)
+		if b.Paced != 0 {
+			line += fmt.Sprintf(", and at most %d in any minute (it allows %d)", b.Paced, b.PerMinute)
+		}
+		return line + ": at least " + b.minutes()
+	}
 	if b.Paced == 0 {
-		return fmt.Sprintf("%s: about %d requests for %d stacks of an account of %d clusters, under its %d a minute: not paced",
-			b.Cloud, b.Requests, b.Stacks, b.Clusters, b.PerMinute)
+		return line + fmt.Sprintf(", under its %d a minute: not paced", b.PerMinute)
 	}
-	least := fmt.Sprintf("%.0f minutes", b.Minutes())
-	if least == "1 minutes" {
-		least = "1 minute"
-	}
-	return fmt.Sprintf("%s: about %d requests for %d stacks of an account of %d clusters, paced at %d a minute (it allows %d): at least %s",
-		b.Cloud, b.Requests, b.Stacks, b.Clusters, b.Paced, b.PerMinute, least)
+	return line + fmt.Sprintf(", paced at %d a minute (it allows %d): at least %s", b.Paced, b.PerMinute, b.minutes())
 }
+
+// Paces tells whether the run is paced at all: by the minute or by what the account has left.
+func (b Budget) Paces() bool { return b.Paced != 0 || b.ByHour }
 
 // Runs is what a pacer knows of the run's stacks beyond their kinds' costs. A nil field takes
 // the larger estimate: every stack runs the engine, no account is listed yet, and every stack
@@ -115,6 +156,9 @@ type Runs struct {
 	// Creates tells whether t's operation creates what it deploys: the run forgets its lists
 	// after a create (package runlist), so the next look-up lists the account again.
 	Creates func(t deploytarget.Target) bool
+	// Allowance is what cloud's account had left of its requests an hour, as the run heard it
+	// before its stacks start (Heard); ok is false when no answer said.
+	Allowance func(cloud string) (a cloudapi.Allowance, ok bool)
 }
 
 // NewPacer estimates the targets' operation (op) per cloud, counting the clusters among them as
@@ -125,7 +169,8 @@ type Runs struct {
 // account is counted once when a stack's operation looks up by name and the run does not hold
 // the list yet, and once more for each stack that creates.
 func NewPacer(targets []deploytarget.Target, op Requests, runs Runs) *Pacer {
-	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, lists: map[string]int{}, Now: time.Now, Sleep: cloudapi.Sleep}
+	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, hours: map[string]*cloudapi.Pacer{}, lists: map[string]int{},
+		Now: time.Now, Sleep: cloudapi.Sleep}
 	clusters, perMinute := map[string]int{}, map[string]int{}
 	for _, t := range targets {
 		if t.Cost == nil {
@@ -167,6 +212,16 @@ func NewPacer(targets []deploytarget.Target, op Requests, runs Runs) *Pacer {
 			// share's rate: in any minute the starts ask at most the share and one operation.
 			p.clouds[c] = cloudapi.NewPacer(paced, largest[c]+p.lists[c])
 		}
+		if runs.Allowance != nil {
+			if a, ok := runs.Allowance(c); ok {
+				b.Hour = &a
+				if now, perMinute := b.hourShare(); n > now {
+					// More than is left of the hour: what is left at once, then what comes back.
+					b.ByHour = true
+					p.hours[c] = cloudapi.NewPacer(perMinute, now)
+				}
+			}
+		}
 		p.budgets = append(p.budgets, b)
 	}
 	sort.Slice(p.budgets, func(i, j int) bool { return p.budgets[i].Cloud < p.budgets[j].Cloud })
@@ -183,12 +238,14 @@ func (p *Pacer) Wait(ctx context.Context, t deploytarget.Target) error {
 		return nil
 	}
 	p.mu.Lock()
-	b := p.clouds[t.Cost.Cloud]
 	var d time.Duration
-	if b != nil {
-		d = b.ReserveAt(p.Now(), float64(p.costs[t.Key()]+p.lists[t.Cost.Cloud]))
-		delete(p.lists, t.Cost.Cloud)
+	cost, now := float64(p.costs[t.Key()]+p.lists[t.Cost.Cloud]), p.Now()
+	for _, b := range []*cloudapi.Pacer{p.clouds[t.Cost.Cloud], p.hours[t.Cost.Cloud]} {
+		if b != nil {
+			d = max(d, b.ReserveAt(now, cost))
+		}
 	}
+	delete(p.lists, t.Cost.Cloud)
 	p.mu.Unlock()
 	if d <= 0 {
 		return nil

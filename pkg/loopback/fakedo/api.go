@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 )
 
 // api is the DO as fakecloud.Cloud: its own type, so Serve and the others stay out of the methods
@@ -12,8 +13,8 @@ type api struct{ *store }
 
 // Authorized tells whether r carries the token as godo sends it, "Authorization: Bearer <token>".
 func (a *api) Authorized(r *http.Request) bool {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	return ok && strings.EqualFold(scheme, "Bearer") && (token == a.token || slices.Contains(a.tokens, token))
+	token := bearer(r)
+	return token != "" && (token == a.token || slices.Contains(a.tokens, token))
 }
 
 // Error writes DigitalOcean's error body.
@@ -43,6 +44,10 @@ func errorID(status int) string {
 
 // Serve routes a request; it runs with the server's Mu held.
 func (a *api) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
+	if a.hourly != nil && !a.hourly.take(w, bearer(r), time.Now()) {
+		a.Error(w, http.StatusTooManyRequests, "API Rate limit exceeded.")
+		return
+	}
 	defer a.kubeLink.sync()
 	seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	route := func(method string, parts ...string) bool {
@@ -105,6 +110,8 @@ func (a *api) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 		a.account.integrateRegistry(w, body, false)
 	case route("GET", "v2", "registry"):
 		a.account.getRegistry(w)
+	case route("GET", "v2", "account"):
+		a.account.get(w)
 	case route("GET", "v2", "vpcs"):
 		a.vpcAPI.list(w, r)
 	case route("POST", "v2", "vpcs"):

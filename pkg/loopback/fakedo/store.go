@@ -39,6 +39,8 @@ type store struct {
 	loopback bool
 	// kube ties clusters to real control planes (SetKubeconfig, SetNodes).
 	kube kube
+	// hourly counts each token's requests of the last hour (CountHourly); nil counts none.
+	hourly *hourly
 
 	// The parts of the API, each seeing this store.
 	clusterAPI  clusterAPI
