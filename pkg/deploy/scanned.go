@@ -40,7 +40,8 @@ type Scanned struct {
 
 // notDeployed is drift's outcome for t's stack, which holds nothing: up deploys it, unless the
 // fleet scan found its cluster carrying this stack's mark in another backend, which up refuses:
-// drift then says so and lists the cluster (Unmanaged), as up's refusal does.
+// drift then says so, blocked (exit 3, as up's refusal), so that a nightly drift of this backend
+// does not pass while its up would fail, and lists the cluster (Unmanaged), as up's refusal does.
 func (d *Deployer) notDeployed(t deploytarget.Target) outcome.Outcome {
 	o := outcome.NotRun(outcome.HoldsNothing, "")
 	live := d.Scanned[t.Key()].ElsewhereMarked
@@ -49,6 +50,7 @@ func (d *Deployer) notDeployed(t deploytarget.Target) outcome.Outcome {
 		return o
 	}
 	refused := &createguard.ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input), ElsewhereMarked: true}
+	o.Status = outcome.Blocked
 	o.SayReason(outcome.SaysItself, "not deployed in this backend, and up here is refused: "+refused.Error(), "")
 	o.Unmanaged = live
 	return o

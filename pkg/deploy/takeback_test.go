@@ -182,7 +182,8 @@ func TestDriftAndStatusNameTheClustersTheScanFoundCarryingTheStacksMark(t *testi
 }
 
 // A stack that holds nothing here, whose cluster the fleet scan found carrying its mark in another
-// backend, is not said to be deployed by up: drift says up here refuses it, and why.
+// backend, is not said to be deployed by up: drift says up here refuses it, and why, and is
+// blocked by it, as up is.
 // Promise: drift-says-up-refuses-another-backends-cluster
 // Promise: not-deployed-drift-says-up-or-why-refused
 func TestDriftOfAStackDeployedFromAnotherBackendSaysUpHereRefusesIt(t *testing.T) {
@@ -200,8 +201,8 @@ func TestDriftOfAStackDeployedFromAnotherBackendSaysUpHereRefusesIt(t *testing.T
 	if len(o.Unmanaged) != 1 || o.Unmanaged[0].ID != "there-1" {
 		t.Errorf("drift lists %+v, want there-1, as up's refusal lists it", o.Unmanaged)
 	}
-	if strings.Contains(o.Reason, "up deploys it") || o.Status == outcome.Drifted {
-		t.Errorf("drift: %s %q, want no promise that up deploys it, and no drift of this backend's stack", o.Status, o.Reason)
+	if strings.Contains(o.Reason, "up deploys it") || o.Status != outcome.Blocked {
+		t.Errorf("drift: %s %q, want blocked (exit 3, as up's refusal), no promise that up deploys it, and no drift of this backend's stack", o.Status, o.Reason)
 	}
 	if d.Scanned = nil; !strings.Contains(d.Drift(ctx, c).Reason, "up deploys it") {
 		t.Errorf("without the scan's finding drift no longer says up deploys the stack")
