@@ -116,6 +116,9 @@ func New(opts Options) (*Backend, error) {
 			return nil, err
 		}
 	}
+	if b.url, err = absoluteFileURL(b.url); err != nil {
+		return nil, err
+	}
 	if err := b.staysInSandbox(); err != nil {
 		return nil, err
 	}
@@ -167,6 +170,26 @@ func checkFileBackend(url string) error {
 		return errors.Wrap(err, "find the state's folder")
 	}
 	return errors.Wrapf(ownedfs.Check(real), "the state's folder (%s)", BackendEnv)
+}
+
+// absoluteFileURL is a file backend's URL naming a relative folder (file://state, file://./state)
+// made to name it from the current folder, as the Pulumi CLI reads it when run there; any other
+// URL as it is. The engine runs in a workspace folder of its own, where a relative folder would be
+// another one than the one clusterplane's locks and reads use.
+func absoluteFileURL(url string) (string, error) {
+	root, err := stackmark.FileRoot(url)
+	if err != nil || root == "" || filepath.IsAbs(root) {
+		return url, err
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", errors.Wrapf(err, "find the folder the backend URL %s names", url)
+	}
+	query := ""
+	if i := strings.Index(url, "?"); i >= 0 {
+		query = url[i:]
+	}
+	return "file://" + filepath.ToSlash(abs) + query, nil
 }
 
 // URL is the backend's URL.
