@@ -44,16 +44,27 @@ type Scanned struct {
 // does not pass while its up would fail, and lists the cluster (Unmanaged), as up's refusal does.
 func (d *Deployer) notDeployed(t deploytarget.Target) outcome.Outcome {
 	o := outcome.NotRun(outcome.HoldsNothing, "")
-	live := d.Scanned[t.Key()].ElsewhereMarked
-	if len(live) == 0 {
+	refused, live := d.refusedElsewhere(t)
+	if refused == "" {
 		o.SayReason(outcome.SaysItself, fielddrift.NotDeployed, "")
 		return o
 	}
-	refused := &createguard.ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input), ElsewhereMarked: true}
 	o.Status = outcome.Blocked
-	o.SayReason(outcome.SaysItself, "not deployed in this backend, and up here is refused: "+refused.Error(), "")
+	o.SayReason(outcome.SaysItself, refused, "")
 	o.Unmanaged = live
 	return o
+}
+
+// refusedElsewhere says, for t's stack, which holds nothing here, why up here is refused when the
+// fleet scan found its cluster carrying this stack's mark in another backend, and lists that
+// cluster; "" when it found none.
+func (d *Deployer) refusedElsewhere(t deploytarget.Target) (string, []kinds.Live) {
+	live := d.Scanned[t.Key()].ElsewhereMarked
+	if len(live) == 0 {
+		return "", nil
+	}
+	refused := &createguard.ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input), ElsewhereMarked: true}
+	return "not deployed in this backend, and up here is refused: " + refused.Error(), live
 }
 
 // unrecordedSaid says the clusters carrying t's stack's mark that its state does not hold, with

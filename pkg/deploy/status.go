@@ -52,10 +52,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	// the fleet scan vouches for: the scan read its records so and found the cloud as they say.
 	st, last, s, asDeployed, err := d.records(ctx, t, opts.Drift && !d.unchanged(t))
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		report.Conditions = []outcome.Condition{
-			{Type: "Ready", Status: "False", Reason: outcome.NotDeployed, Message: "the stack does not exist yet: run up"},
-			{Type: "Drifted", Status: "Unknown", Reason: outcome.NotDeployed, Message: "see Ready"},
-		}
+		d.notDeployedStatus(t, &o)
 		return o
 	}
 	if err != nil {
@@ -123,6 +120,19 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	}
 	report.Conditions = []outcome.Condition{ready, drifted}
 	return o
+}
+
+// notDeployedStatus is the status o of t's stack, which does not exist: up deploys it, unless
+// status --drift's fleet scan found its cluster deployed from another backend, which up refuses.
+func (d *Deployer) notDeployedStatus(t deploytarget.Target, o *outcome.Outcome) {
+	message := "the stack does not exist yet: run up"
+	if refused, live := d.refusedElsewhere(t); refused != "" {
+		message, o.Unmanaged = refused, live
+	}
+	o.Report.Conditions = []outcome.Condition{
+		{Type: "Ready", Status: "False", Reason: outcome.NotDeployed, Message: message},
+		{Type: "Drifted", Status: "Unknown", Reason: outcome.NotDeployed, Message: "see Ready"},
+	}
 }
 
 // changedAdvice is what status advises for a manifest changed since the last up: run up, unless

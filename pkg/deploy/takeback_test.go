@@ -204,6 +204,11 @@ func TestDriftOfAStackDeployedFromAnotherBackendSaysUpHereRefusesIt(t *testing.T
 	if strings.Contains(o.Reason, "up deploys it") || o.Status != outcome.Blocked {
 		t.Errorf("drift: %s %q, want blocked (exit 3, as up's refusal), no promise that up deploys it, and no drift of this backend's stack", o.Status, o.Reason)
 	}
+	st := d.Status(ctx, c, deploy.StatusOptions{Drift: true})
+	if ready := st.Report.Condition("Ready"); !strings.Contains(ready.Message, "up here is refused") || strings.Contains(ready.Message, "run up") ||
+		len(st.Unmanaged) != 1 {
+		t.Errorf("status --drift: Ready %+v, unmanaged %v; want it to say up here is refused, not to run up, and to list there-1", ready, st.Unmanaged)
+	}
 	if d.Scanned = nil; !strings.Contains(d.Drift(ctx, c).Reason, "up deploys it") {
 		t.Errorf("without the scan's finding drift no longer says up deploys the stack")
 	}
