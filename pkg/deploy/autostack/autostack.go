@@ -116,6 +116,9 @@ func New(opts Options) (*Backend, error) {
 			return nil, err
 		}
 	}
+	if err := b.knownScheme(); err != nil {
+		return nil, err
+	}
 	if b.url, err = absoluteFileURL(b.url); err != nil {
 		return nil, err
 	}
@@ -244,6 +247,26 @@ func (b *Backend) workspace(ctx context.Context, project string, program pulumi.
 
 // staysInSandbox refuses, inside the clusterplane sandbox, a backend off the machine: the sandbox
 // promises that nothing leaves it, its state included.
+// backendSchemes are the beginnings of the URLs the Pulumi CLI opens a backend at: its own folder
+// and bucket backends, PostgreSQL, and Pulumi Cloud (or a self-hosted Pulumi service).
+var backendSchemes = []string{"file://", "s3://", "gs://", "azblob://", "postgres://", "https://", "http://"}
+
+// knownScheme refuses a URL of a scheme the CLI opens no backend at: it would take one such as
+// fil:///tmp/x for a Pulumi Cloud address and ask for a login, which says nothing of the mistyped
+// scheme. A URL without a scheme (a host name of Pulumi Cloud) is left to the CLI.
+func (b *Backend) knownScheme() error {
+	if !strings.Contains(b.url, "://") {
+		return nil
+	}
+	for _, scheme := range backendSchemes {
+		if strings.HasPrefix(strings.ToLower(b.url), scheme) {
+			return nil
+		}
+	}
+	return errors.Errorf("%s is %s, which names no backend: it begins with one of %s", BackendEnv, b.redactor().String(b.url),
+		strings.Join(backendSchemes, ", "))
+}
+
 func (b *Backend) staysInSandbox() error {
 	if os.Getenv(cloudfacts.SandboxEnv) == "" || strings.HasPrefix(b.url, "file://") {
 		return nil
