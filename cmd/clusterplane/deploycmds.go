@@ -129,7 +129,7 @@ deploys it. Without a terminal nothing deploys without --yes. It ends with a row
 that changed, differs, was blocked or failed, and a summary (--all: every stack).
 
 Each stack's resources are read from the cloud first (one read of each, paced under the cloud's
-limit), and what changed there since the last up is put back: the table names each field put back
+limits a minute and, on DigitalOcean, what the account has left of its hour), and what changed there since the last up is put back: the table names each field put back
 and the cost line says the real change, from what the cloud had. A difference no up can put back
 (a label added in the cloud to a pool whose manifest has none, on some clouds) ends as drifted, with
 the field, why and what works. --refresh=false skips the read for a manifest unchanged since its
@@ -426,8 +426,9 @@ Adopting changes nothing in the cloud but, where a cloud's provider needs it, on
 of several pools none of which is tagged as its default (terraform:default-node-pool) gets that
 tag on the pool named in spec.defaultNodePool.nodePoolName first, since the provider imports no
 such cluster otherwise; adopt says so (docs/deploying.md says what each cloud's import does).
-A fleet whose imports would send more than 80% of its cloud's requests a minute is paced
-under that limit, whatever --parallel says; adopt prints the estimate. Where the manifest differs from the live resource in a way
+A fleet whose imports would send more than 80% of its cloud's requests a minute, or of what the
+account has left of its requests an hour (DigitalOcean says it in every answer), is paced under
+that, whatever --parallel says; adopt prints the estimate. Where the manifest differs from the live resource in a way
 the provider changes in place (the tags clusterplane adds, labels, a node count; pkg/change/effects and
 'clusterplane explain' say which), the import keeps what the cloud has and adopt lists each
 difference as what the next up changes in place. A difference that would replace the resource, or
