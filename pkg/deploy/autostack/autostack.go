@@ -271,8 +271,8 @@ func (b *Backend) staysInSandbox() error {
 	if os.Getenv(cloudfacts.SandboxEnv) == "" || strings.HasPrefix(b.url, "file://") {
 		return nil
 	}
-	return errors.Errorf("inside the clusterplane sandbox the state stays in its folder, and %s names %s: "+
-		"unset it there, or run outside the sandbox", BackendEnv, b.redactor().String(b.url))
+	return errors.Errorf("inside the clusterplane sandbox the state stays in a file:// folder (the sandbox's own when %s is "+
+		"unset), and %s names %s: unset it there, or run outside the sandbox", BackendEnv, BackendEnv, b.redactor().String(b.url))
 }
 
 // FallbackEnv makes the CLI open a stack's secrets with the secrets manager its state records

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
 )
 
 // A file backend's relative folder is the one under the folder clusterplane runs in, for the
@@ -59,5 +61,18 @@ func TestABackendURLOfAnUnknownSchemeIsRefusedNamingTheSchemes(t *testing.T) {
 			strings.Contains(err.Error(), "hunter2")) {
 			t.Errorf("%s: %q, want the variable and the schemes named, and no password", tt.url, err)
 		}
+	}
+}
+
+// Inside the sandbox the state stays in a file:// folder: another file:// folder passes, any other
+// backend is refused, saying so, without its password.
+func TestInsideTheSandboxOnlyAFileBackendIsOpened(t *testing.T) {
+	t.Setenv(cloudfacts.SandboxEnv, "1")
+	if err := (&Backend{url: "file:///tmp/elsewhere"}).staysInSandbox(); err != nil {
+		t.Errorf("another file:// folder in the sandbox: %v, want it opened", err)
+	}
+	err := (&Backend{url: "postgres://u:hunter2@db/state"}).staysInSandbox()
+	if err == nil || !strings.Contains(err.Error(), "stays in a file:// folder") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("PostgreSQL in the sandbox: %v, want refused, naming file:// folders, without the password", err)
 	}
 }
