@@ -45,7 +45,7 @@ func TestTheReportFileRowsAgreeWithTheJSONReport(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &report); err != nil {
 				t.Fatalf("exit %d, -o json: %v\n%s\n%s", r.code, err, r.stdout, r.stderr)
 			}
-			if command == "preview" && report.Summary[string(outcome.Failed)] != 1 {
+			if command == "preview" && report.Summary[outcome.Failed] != 1 {
 				t.Fatalf("the preview did not fail as set up: %v", report.Summary)
 			}
 			var rows []map[string]any

@@ -41,7 +41,7 @@ func TestAFieldSaysItsEffectOnlyWhereItDiffersFromItsResourcesOperation(t *testi
 
 // newcomer7: one failure's long cause padded every row to 620 columns, the short ones included.
 func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
-	r := runreport.Report{Summary: map[string]int{"done": 1, "failed": 1}, Stacks: []runreport.StackReport{
+	r := runreport.Report{Summary: map[outcome.Status]int{outcome.Done: 1, outcome.Failed: 1}, Stacks: []runreport.StackReport{
 		{File: "a.yaml", Stack: "kind/a", Outcome: outcome.Done, Reason: "1 create"},
 		{File: "b.yaml", Stack: "kind/b", Outcome: outcome.Failed, Reason: "failed", Says: outcome.SaysFirst, Error: strings.Repeat("the cloud's long answer ", 30)},
 	}}
@@ -57,7 +57,7 @@ func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
 
 // Two stacks of one file each have a monthly cost: each cost line says whose it is.
 func TestEachCostLineNamesItsStackWhenAFileHoldsSeveral(t *testing.T) {
-	r := runreport.Report{Command: "preview", Summary: map[string]int{"done": 2}, Stacks: []runreport.StackReport{
+	r := runreport.Report{Command: "preview", Summary: map[outcome.Status]int{outcome.Done: 2}, Stacks: []runreport.StackReport{
 		{File: "fleet.yaml", Stack: "kind/a", Outcome: outcome.Done, Reason: "1 create", Cost: &cost.Delta{Min: 24, Max: 24}},
 		{File: "fleet.yaml", Stack: "kind/b", Outcome: outcome.Done, Reason: "1 create", Cost: &cost.Delta{Min: 48, Max: 48}},
 	}}

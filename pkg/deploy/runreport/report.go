@@ -37,15 +37,10 @@ type Report struct {
 	APIVersion string `json:"apiVersion"`
 	// Command is the command that ran: preview, up, refresh, drift, status, destroy, adopt.
 	Command operation.Name `json:"command"`
-	// Summary counts the stacks by outcome (outcome.Status), except those not run, which it
-	// counts apart under NotRunCount: a stack the engine did not run is never counted done.
-	Summary map[string]int `json:"summary"`
-	Stacks  []StackReport  `json:"stacks"`
+	// Summary counts the stacks by outcome.
+	Summary map[outcome.Status]int `json:"summary"`
+	Stacks  []StackReport          `json:"stacks"`
 }
-
-// NotRunCount is the summary's count of the stacks done without the engine, on purpose
-// (StackReport.NotRun), which it leaves out of done.
-const NotRunCount = "notRun"
 
 // StackReport is one stack's part of a report.
 type StackReport struct {
@@ -142,13 +137,9 @@ type FieldEffect struct {
 
 // NewReport is the report of command's outcomes.
 func NewReport(command operation.Name, outcomes []outcome.Outcome) Report {
-	r := Report{APIVersion: ReportVersion, Command: command, Summary: map[string]int{}, Stacks: []StackReport{}}
+	r := Report{APIVersion: ReportVersion, Command: command, Summary: map[outcome.Status]int{}, Stacks: []StackReport{}}
 	for _, o := range outcomes {
-		if o.NotRun && o.Status == outcome.Done {
-			r.Summary[NotRunCount]++
-		} else {
-			r.Summary[string(o.Status)]++
-		}
+		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Name, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Pending: o.Pending, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
 			Disagreements: o.Disagreements, InPlace: o.InPlace, Readied: o.Readied, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun, Verdict: o.Verdict,
