@@ -18,6 +18,7 @@ import (
 	"github.com/blang/semver"
 	"github.com/clusterplane/clusterplane/pkg/cloud/stackmark"
 	"github.com/clusterplane/clusterplane/pkg/cloudfacts"
+	"github.com/clusterplane/clusterplane/pkg/deploy/backendurl"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
@@ -116,10 +117,10 @@ func New(opts Options) (*Backend, error) {
 			return nil, err
 		}
 	}
-	if err := b.knownScheme(); err != nil {
-		return nil, err
+	if err := backendurl.Known(b.url); err != nil {
+		return nil, errors.Wrapf(err, "%s is %s", BackendEnv, b.redactor().String(b.url))
 	}
-	if b.url, err = absoluteFileURL(b.url); err != nil {
+	if b.url, err = backendurl.Absolute(b.url); err != nil {
 		return nil, err
 	}
 	if err := b.staysInSandbox(); err != nil {
@@ -175,26 +176,6 @@ func checkFileBackend(url string) error {
 	return errors.Wrapf(ownedfs.Check(real), "the state's folder (%s)", BackendEnv)
 }
 
-// absoluteFileURL is a file backend's URL naming a relative folder (file://state, file://./state)
-// made to name it from the current folder, as the Pulumi CLI reads it when run there; any other
-// URL as it is. The engine runs in a workspace folder of its own, where a relative folder would be
-// another one than the one clusterplane's locks and reads use.
-func absoluteFileURL(url string) (string, error) {
-	root, err := stackmark.FileRoot(url)
-	if err != nil || root == "" || filepath.IsAbs(root) {
-		return url, err
-	}
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", errors.Wrapf(err, "find the folder the backend URL %s names", url)
-	}
-	query := ""
-	if i := strings.Index(url, "?"); i >= 0 {
-		query = url[i:]
-	}
-	return "file://" + filepath.ToSlash(abs) + query, nil
-}
-
 // URL is the backend's URL.
 func (b *Backend) URL() string { return b.url }
 
@@ -247,26 +228,6 @@ func (b *Backend) workspace(ctx context.Context, project string, program pulumi.
 
 // staysInSandbox refuses, inside the clusterplane sandbox, a backend off the machine: the sandbox
 // promises that nothing leaves it, its state included.
-// backendSchemes are the beginnings of the URLs the Pulumi CLI opens a backend at: its own folder
-// and bucket backends, PostgreSQL, and Pulumi Cloud (or a self-hosted Pulumi service).
-var backendSchemes = []string{"file://", "s3://", "gs://", "azblob://", "postgres://", "https://", "http://"}
-
-// knownScheme refuses a URL of a scheme the CLI opens no backend at: it would take one such as
-// fil:///tmp/x for a Pulumi Cloud address and ask for a login, which says nothing of the mistyped
-// scheme. A URL without a scheme (a host name of Pulumi Cloud) is left to the CLI.
-func (b *Backend) knownScheme() error {
-	if !strings.Contains(b.url, "://") {
-		return nil
-	}
-	for _, scheme := range backendSchemes {
-		if strings.HasPrefix(strings.ToLower(b.url), scheme) {
-			return nil
-		}
-	}
-	return errors.Errorf("%s is %s, which names no backend: it begins with one of %s", BackendEnv, b.redactor().String(b.url),
-		strings.Join(backendSchemes, ", "))
-}
-
 func (b *Backend) staysInSandbox() error {
 	if os.Getenv(cloudfacts.SandboxEnv) == "" || strings.HasPrefix(b.url, "file://") {
 		return nil

@@ -52,7 +52,7 @@ func TestInsideTheSandboxAStateBackendOffTheMachineIsRefusedWithoutItsPassword(t
 		t.Run(tt.url, func(t *testing.T) {
 			t.Setenv(cloudfacts.SandboxEnv, t.TempDir())
 			err := (&Backend{url: tt.url}).staysInSandbox()
-			if refused := err != nil && strings.Contains(err.Error(), "inside the clusterplane sandbox"); refused != tt.refused {
+			if refused := err != nil && strings.Contains(err.Error(), "inside the clusterplane sandbox the state stays in a file:// folder"); refused != tt.refused {
 				t.Fatalf("New(%s) in the sandbox = %v, want refused %t", tt.url, err, tt.refused)
 			}
 			if err != nil && strings.Contains(err.Error(), "S3cretPw") {
