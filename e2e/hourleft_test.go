@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
@@ -29,8 +30,9 @@ func TestARunPacedToTheAccountsHourLeftSendsWhatItAnnounced(t *testing.T) {
 	driftThreeOfTheFourInTheCloud(t, e)
 	e.do.CountHourly(5000)
 	for _, command := range []string{"drift", "preview"} {
-		// Three left now, one of them every 0.72 s coming back as the hour's oldest stop counting.
-		e.do.LeaveHourly(doToken, 3)
+		// Three left now, and none coming back for 20 s: the run hears so in its first requests,
+		// however slowly it starts.
+		e.do.LeaveHourly(doToken, 3, 20*time.Second)
 		e.do.Reset()
 		r, code := e.clusterplane(command, dir)
 		if want := map[string]int{"drift": 3, "preview": 0}[command]; code != want {

@@ -129,7 +129,7 @@ deploys it. Without a terminal nothing deploys without --yes. It ends with a row
 that changed, differs, was blocked or failed, and a summary (--all: every stack).
 
 Each stack's resources are read from the cloud first (one read of each, paced under the cloud's
-limits a minute and, on DigitalOcean, what the account has left of its hour), and what changed there since the last up is put back: the table names each field put back
+limit a minute and what the account has left of its hour, where the cloud says it), and what changed there since the last up is put back: the table names each field put back
 and the cost line says the real change, from what the cloud had. A difference no up can put back
 (a label added in the cloud to a pool whose manifest has none, on some clouds) ends as drifted, with
 the field, why and what works. --refresh=false skips the read for a manifest unchanged since its
@@ -427,7 +427,7 @@ of several pools none of which is tagged as its default (terraform:default-node-
 tag on the pool named in spec.defaultNodePool.nodePoolName first, since the provider imports no
 such cluster otherwise; adopt says so (docs/deploying.md says what each cloud's import does).
 A fleet whose imports would send more than 80% of its cloud's requests a minute, or of what the
-account has left of its requests an hour (DigitalOcean says it in every answer), is paced under
+account has left of its requests an hour (where the cloud's answers say it), is paced under
 that, whatever --parallel says; adopt prints the estimate. Where the manifest differs from the live resource in a way
 the provider changes in place (the tags clusterplane adds, labels, a node count; pkg/change/effects and
 'clusterplane explain' say which), the import keeps what the cloud has and adopt lists each

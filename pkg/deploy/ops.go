@@ -33,6 +33,7 @@ import (
 type previewing struct {
 	stacks   stacks
 	retrier  retrier
+	pace     *queue.Pacer
 	progress progressTo
 	creating createguard.Creating
 	reading  reading
@@ -41,7 +42,7 @@ type previewing struct {
 
 // newPreviewing is the deployer's previewing step.
 func newPreviewing(d *Deployer) previewing {
-	return previewing{stacks: d.stacks(), retrier: d.retrier(), progress: d.Progress,
+	return previewing{stacks: d.stacks(), retrier: d.retrier(), pace: d.Pace, progress: d.Progress,
 		creating: createguard.New(d.Backend), reading: newReading(readrepair.CloudLists), rotating: newRotating(d)}
 }
 
@@ -183,6 +184,15 @@ func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts Prev
 	return newPreviewing(d).preview(ctx, t, !opts.NoRefresh)
 }
 
+// waitToRead holds a preview that reads the cloud (refresh) until the run's pace lets it, as up's
+// read is held: the cloud's reads are what the run is paced for.
+func (d previewing) waitToRead(ctx context.Context, t deploytarget.Target, refresh bool) error {
+	if !refresh {
+		return nil
+	}
+	return d.pace.Wait(ctx, t)
+}
+
 // preview is Preview, reading the cloud first (in memory) when refresh is set.
 func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh bool) outcome.Outcome {
 	s, created, err := d.stacks.openOrCreate(ctx, t)
@@ -203,6 +213,10 @@ func (d previewing) preview(ctx context.Context, t deploytarget.Target, refresh 
 			return *blocked
 		}
 		note = createguard.NotChecked(n) + createguard.WouldTakeBack(takeBack)
+	}
+	if err := d.waitToRead(ctx, t, refresh); err != nil {
+		forget(ctx, s, created)
+		return failed(err)
 	}
 	var res stackstate.Result
 	err = d.retrier.run(ctx, t, func() (err error) {

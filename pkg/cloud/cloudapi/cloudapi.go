@@ -10,6 +10,8 @@ package cloudapi
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -70,6 +72,8 @@ type Client struct {
 	cloud    string
 	// allowance is the last answer's Allowance, when one said it.
 	allowance atomic.Pointer[Allowance]
+	// account names the token's account for observers (AccountOf).
+	account string
 }
 
 // New is the API at base (a trailing slash is dropped) sending auth as the Authorization header,
@@ -90,7 +94,14 @@ func New(base, auth string, o Options) *Client {
 	// The secret is the header's last word: the token, cut out of any message quoted.
 	secret := auth[strings.LastIndex(auth, " ")+1:]
 	return &Client{base: strings.TrimRight(base, "/"), auth: auth, secret: secret, http: hc, retry: retry, pace: o.Pace, sleep: Sleep,
-		cloud: o.Cloud}
+		cloud: o.Cloud, account: AccountOf(secret)}
+}
+
+// AccountOf names the account of token for observers (Request.Account): a digest, never the
+// token, so that what one account's answers say is told apart from another's.
+func AccountOf(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:8])
 }
 
 // Bearer is the Authorization header value of token.
@@ -186,8 +197,8 @@ func (c *Client) once(ctx context.Context, method, path string, payload []byte, 
 			c.allowance.Store(allowance)
 		}
 	}
-	notify(ctx, Request{Cloud: c.cloud, Method: method, Path: pathOnly(path), Status: status, Start: start, Duration: time.Since(start),
-		Allowance: allowance})
+	notify(ctx, Request{Cloud: c.cloud, Account: c.account, Method: method, Path: pathOnly(path), Status: status, Start: start,
+		Duration: time.Since(start), Allowance: allowance})
 	if err != nil {
 		msg := "no answer"
 		var ne net.Error

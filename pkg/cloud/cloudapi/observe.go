@@ -9,8 +9,9 @@ import (
 // Request is one request a Client sent, as an observer sees it: never its token, its base URL
 // or its query, which may carry credentials or names.
 type Request struct {
-	// Cloud is the client's Options.Cloud ("" when the maker named none).
-	Cloud string
+	// Cloud is the client's Options.Cloud ("" when the maker named none); Account names its
+	// token's account (AccountOf), never the token.
+	Cloud, Account string
 	// Method and Path are the request's; Path without its query, ids and all.
 	Method, Path string
 	// Status is the answer's HTTP status; 0 when no answer came.

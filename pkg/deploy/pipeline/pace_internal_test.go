@@ -3,18 +3,23 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/runlist"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // paceFleet is an account of clusters clusters and as many more pools, adopted on a cloud that
@@ -232,14 +237,17 @@ func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *test
 }
 
 // A run that would send more than the account has left of its requests an hour (DigitalOcean's
-// RateLimit-Remaining, as the run's answers said it) sends a share of what is left at once, then a
-// share of the hour's limit a minute: in every stretch of time from its start, its stacks start no
-// more than that; and it says so. A run within what is left is not held by it.
+// RateLimit-Remaining, as the run's answers said it) sends a share of what is left at once, then,
+// from when the hour's oldest request stops counting (RateLimit-Reset), a share of the hour's limit
+// a minute: by any time from its start, its stacks start no more than that; and it says so. A run
+// within what is left is not held by it.
 // Promise: paced-to-the-hour-left
 func TestARunIsPacedToWhatTheAccountHasLeftOfItsHour(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
 		name             string
 		clusters, left   int
+		reset            time.Duration
 		wantByHour       bool
 		wantNow, wantMin int
 		wantLine         string
@@ -250,11 +258,18 @@ func TestARunIsPacedToWhatTheAccountHasLeftOfItsHour(t *testing.T) {
 		{name: "a drift of 2 clusters and 2 pools with 2 of 5000 left", clusters: 2, left: 2, wantByHour: true, wantNow: 1, wantMin: 66,
 			wantLine: "digitalocean: about 5 requests for 4 stacks of an account of 2 clusters, more than the account has left of its 5000 an hour (2): " +
 				"1 at once, then 66 a minute as the hour's oldest stop counting: at least 4 seconds"},
+		{name: "a drift of 2 clusters and 2 pools with none left for 10 minutes", clusters: 2, left: 0, reset: 10 * time.Minute, wantByHour: true,
+			wantMin: 66,
+			wantLine: "digitalocean: about 5 requests for 4 stacks of an account of 2 clusters, more than the account has left of its 5000 an hour (0): " +
+				"0 at once, then 66 a minute from 00:10:00 UTC, when the hour's oldest stops counting: at least 10 minutes"},
 		{name: "a drift of 50 clusters and 50 pools with 4000 of 5000 left", clusters: 50, left: 4000},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			targets := paceFleet(tt.clusters, 250, 8)
-			hour := cloudapi.Allowance{Limit: 5000, Remaining: tt.left}
+			hour := cloudapi.Allowance{Limit: 5000, Remaining: tt.left, At: start}
+			if tt.reset > 0 {
+				hour.Reset = start.Add(tt.reset)
+			}
 			p := queue.NewPacer(targets, queue.Refreshing, queue.Runs{Creates: noCreates.Creates,
 				Allowance: func(cloud string) (cloudapi.Allowance, bool) { return hour, cloud == "digitalocean" }})
 			b := p.Budgets()[0]
@@ -264,9 +279,8 @@ func TestARunIsPacedToWhatTheAccountHasLeftOfItsHour(t *testing.T) {
 			if tt.wantByHour && b.String() != tt.wantLine {
 				t.Errorf("it says:\n%s\nwant:\n%s", b, tt.wantLine)
 			}
-			clock := &fakeTime{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			clock := &fakeTime{at: start}
 			p.Now, p.Sleep = clock.now, clock.sleep
-			start := clock.at
 			var starts []time.Time
 			var costs []int
 			for i, target := range targets {
@@ -286,18 +300,104 @@ func TestARunIsPacedToWhatTheAccountHasLeftOfItsHour(t *testing.T) {
 				return
 			}
 			// By any time after the start, the stacks started ask at most what was let go at once
-			// and the minutes' share since (and one stack's worth: a start reserves its whole cost).
+			// and the minutes' share since the hour's oldest stopped counting (and one stack's
+			// worth: a start reserves its whole cost).
 			sent := 0
 			for i, at := range starts {
 				sent += costs[i]
-				allowed := float64(tt.wantNow) + at.Sub(start).Minutes()*float64(tt.wantMin) + 2
-				if float64(sent) > allowed {
+				since := max(at.Sub(start.Add(tt.reset)), 0)
+				if allowed := float64(tt.wantNow) + since.Minutes()*float64(tt.wantMin) + 2; float64(sent) > allowed {
 					t.Fatalf("by %v the run started %d requests, want at most %.1f", at.Sub(start), sent, allowed)
 				}
+			}
+			if tt.wantNow == 0 && starts[0].Before(start.Add(tt.reset)) {
+				t.Errorf("with none left the first stack started %v in, want not before the hour's oldest stops counting (%v)",
+					starts[0].Sub(start), tt.reset)
 			}
 			if took := clock.at.Sub(start).Minutes(); took < b.Minutes()-0.05 {
 				t.Errorf("the run took %.2f minutes, want at least the %.2f it said", took, b.Minutes())
 			}
 		})
 	}
+}
+
+// What the account has left of its hour is asked of the cloud only when it matters, one request
+// each time: at the start of a run paced by the minute whose answers said nothing yet, and at the
+// end of a run paced to what was left. A run paced by neither sends nothing of its own, and a
+// cancelled run asks nothing at its end; a cloud whose stacks use two tokens is never asked.
+func TestTheAccountsHourIsAskedOnlyWhenTheRunIsPacedByIt(t *testing.T) {
+	do := fakedo.New(t, "hour-token")
+	do.AcceptToken("other-token")
+	do.CountHourly(5000)
+	t.Setenv(digitalocean.TokenEnv, "hour-token")
+	t.Setenv(digitalocean.APIURLEnv, do.URL())
+	asks := func() int { return len(do.Requests(http.MethodGet)) }
+	fleet := func(n int) []deploytarget.Target {
+		var out []deploytarget.Target
+		for i := range n {
+			out = append(out, minimalCluster(t, fmt.Sprintf("c%04d", i)))
+		}
+		return out
+	}
+	small, large := fleet(3), fleet(300)
+	r := Request{Op: Drift(false), Pace: queue.Refreshing, Say: func(string) {}}
+	for _, tt := range []struct {
+		name      string
+		targets   []deploytarget.Target
+		left      int
+		heard     bool
+		cancelled bool
+		wantAsks  int
+		wantHour  bool
+	}{
+		{name: "three stacks, nothing heard: not paced, nothing asked", targets: small, left: 4000},
+		{name: "three stacks, 3 left heard: paced by the hour, asked at the end", targets: small, left: 3, heard: true, wantAsks: 1, wantHour: true},
+		{name: "three stacks, 3 left heard, the run cancelled: nothing asked at the end", targets: small, left: 3, heard: true, cancelled: true,
+			wantHour: true},
+		{name: "300 stacks, nothing heard: paced by the minute, asked at the start", targets: large, left: 4000, wantAsks: 1},
+		{name: "300 stacks, 100 left, nothing heard: asked at the start and at the end", targets: large, left: 100, wantAsks: 2, wantHour: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			do.LeaveHourly("hour-token", tt.left, 10*time.Minute)
+			heard := queue.Listen()
+			defer heard.Stop()
+			if tt.heard {
+				hour, _, _ := (digitalocean.Driver{}).Allowance(context.Background(), do.URL(), "hour-token")
+				heard.Hear("digitalocean", cloudapi.AccountOf("hour-token"), hour)
+			}
+			do.Reset()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			p := r.pacer(ctx, tt.targets, nil, nil, nil, runlist.New(), heard)
+			if tt.cancelled {
+				cancel()
+			}
+			r.sayHourLeft(ctx, accountsOf(tt.targets), p.Budgets())
+			if got := asks(); got != tt.wantAsks || p.Budgets()[0].ByHour != tt.wantHour {
+				t.Errorf("asked %d times, paced by the hour %v; want %d, %v", got, p.Budgets()[0].ByHour, tt.wantAsks, tt.wantHour)
+			}
+		})
+	}
+	// Two tokens on one cloud: neither's hour paces the run, and neither is asked.
+	two := append(fleet(299), clusterWithToken(t, "other", "other-token"))
+	do.Reset()
+	p := r.pacer(context.Background(), two, nil, nil, nil, runlist.New(), queue.Listen())
+	if got := asks(); got != 0 || p.Budgets()[0].Hour != nil {
+		t.Errorf("a cloud of two tokens: asked %d times, hour %+v; want never asked, no hour", got, p.Budgets()[0].Hour)
+	}
+}
+
+// clusterWithToken is the minimal DigitalOcean cluster named name whose stack input names its own
+// API token.
+func clusterWithToken(t *testing.T, name, token string) deploytarget.Target {
+	t.Helper()
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesCluster")
+	in := k.NewStackInput()
+	text := "target:\n  apiVersion: digitalocean.clusterplane.dev/v1\n  kind: DigitalOceanKubernetesCluster\n  metadata:\n    name: " + name +
+		"\n  spec:\n    clusterName: " + name + "\n    region: fra1\n    kubernetesVersion: 1.31.1-do.5\n    defaultNodePool:\n" +
+		"      size: s-2vcpu-4gb\n      nodeCount: 2\nproviderConfig:\n  apiToken: " + token + "\n"
+	if err := stackinput.Parse([]byte(text), "c.stack-input.yaml", in); err != nil {
+		t.Fatal(err)
+	}
+	return deploytarget.NewTarget("c.stack-input.yaml", k, in, "")
 }

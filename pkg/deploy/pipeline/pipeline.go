@@ -237,19 +237,20 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 			return nil, err
 		}
 	}
+	// What the clouds' answers say of their accounts' requests an hour, from the run's first
+	// request on (the check of what the cloud offers, the fleet scan's lists), paces the run to
+	// what the account has left (queue.Heard).
+	var heard *queue.Heard
+	if r.Pace != nil {
+		heard = queue.Listen()
+		defer heard.Stop()
+	}
 	if checksOffer(r.Op.Operation()) {
 		if err := r.checkBeforeEngine(ctx, b, sorted, texts); err != nil {
 			return nil, err
 		}
 	}
 	kept := r.changedOnly(sorted, deps)
-	// What the clouds' answers say of their accounts' requests an hour, from the fleet scan's
-	// first request on, paces the run to what the account has left (queue.Heard).
-	var heard *queue.Heard
-	if r.Pace != nil {
-		heard = queue.Listen()
-		defer heard.Stop()
-	}
 	var scanned map[string]deploy.Scanned
 	if !r.Deep && (r.Scan || scans(r.Op.Operation())) {
 		scanned = r.scanFleet(ctx, b, keptOf(sorted, kept))
@@ -414,7 +415,7 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 	}
 	d.Pace = r.pacer(ctx, sorted, scanned, kept, refused, runlist.Of(ctx), heard)
 	if d.Pace != nil {
-		defer r.sayHourLeft(ctx, sorted, d.Pace.Budgets())
+		defer r.sayHourLeft(ctx, accountsOf(sorted), d.Pace.Budgets())
 	}
 	q := queue.Queue{Parallel: r.Parallel, Reverse: r.Op.Operation().Reverse(), StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
 		Recovery: d.Recovery}

@@ -7,53 +7,58 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
-// Heard is the latest each cloud's answers to this process's requests said of its account's
-// requests an hour (cloudapi.Allowance), heard from the time Listen is called until Stop: a run's
-// fleet scan and look-ups tell the pacer what the account has left at no cost of their own.
+// Heard is the latest each account's answers to this process's requests said of its requests an
+// hour (cloudapi.Allowance), heard from the time Listen is called until Stop: a run's own first
+// requests (the check of what a cloud offers, the fleet scan's lists) tell the pacer what each
+// account has left at no cost of their own. Accounts are told apart by cloudapi.AccountOf.
 type Heard struct {
 	mu     sync.Mutex
-	latest map[string]cloudapi.Allowance
+	latest map[heardKey]cloudapi.Allowance
 	stop   func()
 }
 
+// heardKey is one cloud's account.
+type heardKey struct{ cloud, account string }
+
 // Listen starts hearing.
 func Listen() *Heard {
-	h := &Heard{latest: map[string]cloudapi.Allowance{}}
+	h := &Heard{latest: map[heardKey]cloudapi.Allowance{}}
 	h.stop = cloudapi.Observe(func(_ context.Context, r cloudapi.Request) {
-		if r.Allowance == nil || r.Cloud == "" {
-			return
-		}
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if last, ok := h.latest[r.Cloud]; !ok || !r.Allowance.At.Before(last.At) {
-			h.latest[r.Cloud] = *r.Allowance
+		if r.Allowance != nil && r.Cloud != "" {
+			h.Hear(r.Cloud, r.Account, *r.Allowance)
 		}
 	})
 	return h
 }
 
-// Stop stops hearing; what was heard stays.
-func (h *Heard) Stop() { h.stop() }
+// Stop stops hearing; what was heard stays. A second Stop, or one of a nil Heard, does nothing.
+func (h *Heard) Stop() {
+	if h != nil {
+		h.stop()
+	}
+}
 
-// Latest is the last word heard of cloud's account; ok is false when none was, or h is nil.
-func (h *Heard) Latest(cloud string) (a cloudapi.Allowance, ok bool) {
+// Latest is the last word heard of account's requests on cloud (account as cloudapi.AccountOf
+// names it); ok is false when none was, or h is nil.
+func (h *Heard) Latest(cloud, account string) (a cloudapi.Allowance, ok bool) {
 	if h == nil {
 		return a, false
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	a, ok = h.latest[cloud]
+	a, ok = h.latest[heardKey{cloud, account}]
 	return a, ok
 }
 
-// Hear keeps a, read on purpose (the driver's Allowance), as if an answer had said it.
-func (h *Heard) Hear(cloud string, a cloudapi.Allowance) {
+// Hear keeps a as the word on account's requests on cloud, unless a later one was heard.
+func (h *Heard) Hear(cloud, account string, a cloudapi.Allowance) {
 	if h == nil {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if last, ok := h.latest[cloud]; !ok || !a.At.Before(last.At) {
-		h.latest[cloud] = a
+	k := heardKey{cloud, account}
+	if last, ok := h.latest[k]; !ok || !a.At.Before(last.At) {
+		h.latest[k] = a
 	}
 }

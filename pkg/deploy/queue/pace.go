@@ -91,10 +91,19 @@ type Budget struct {
 }
 
 // hourShare is what a run paced by the hour sends at once (Share of what the account has left),
-// and then a minute (Share of the hour's limit over 60): each request stops counting an hour
-// after it was sent, so that, on average, the hour's limit comes back over an hour.
+// and then a minute from when the hour's oldest request stops counting (Allowance.Reset; nothing
+// comes back before it): Share of the hour's limit over 60, since each request stops counting an
+// hour after it was sent and so, on average, the hour's limit comes back over an hour.
 func (b Budget) hourShare() (now, perMinute int) {
-	return max(int(float64(b.Hour.Remaining)*Share), 1), max(int(float64(b.Hour.Limit)*Share/60), 1)
+	return int(float64(b.Hour.Remaining) * Share), max(int(float64(b.Hour.Limit)*Share/60), 1)
+}
+
+// untilReset is how long after the reading nothing of the hour comes back.
+func (b Budget) untilReset() time.Duration {
+	if b.Hour.Reset.After(b.Hour.At) {
+		return b.Hour.Reset.Sub(b.Hour.At)
+	}
+	return 0
 }
 
 // Minutes is the least the run can take when paced.
@@ -105,7 +114,7 @@ func (b Budget) Minutes() float64 {
 	}
 	if b.ByHour {
 		now, perMinute := b.hourShare()
-		least = max(least, float64(b.Requests-now)/float64(perMinute))
+		least = max(least, b.untilReset().Minutes()+float64(b.Requests-now)/float64(perMinute))
 	}
 	return least
 }
@@ -127,8 +136,13 @@ func (b Budget) String() string {
 	line := fmt.Sprintf("%s: about %d requests for %d stacks of an account of %d clusters", b.Cloud, b.Requests, b.Stacks, b.Clusters)
 	if b.ByHour {
 		now, perMinute := b.hourShare()
-		line += fmt.Sprintf(", more than the account has left of its %d an hour (%d): %d at once, then %d a minute as the hour's oldest stop counting",
-			b.Hour.Limit, b.Hour.Remaining, now, perMinute)
+		line += fmt.Sprintf(", more than the account has left of its %d an hour (%d): %d at once, then %d a minute", b.Hour.Limit, b.Hour.Remaining,
+			now, perMinute)
+		if wait := b.untilReset(); wait > 0 {
+			line += fmt.Sprintf(" from %s, when the hour's oldest stops counting", b.Hour.Reset.UTC().Format("15:04:05 UTC"))
+		} else {
+			line += " as the hour's oldest stop counting"
+		}
 		if b.Paced != 0 {
 			line += fmt.Sprintf(", and at most %d in any minute (it allows %d)", b.Paced, b.PerMinute)
 		}
@@ -216,9 +230,10 @@ func NewPacer(targets []deploytarget.Target, op Requests, runs Runs) *Pacer {
 			if a, ok := runs.Allowance(c); ok {
 				b.Hour = &a
 				if now, perMinute := b.hourShare(); n > now {
-					// More than is left of the hour: what is left at once, then what comes back.
+					// More than is left of the hour: what is left at once, then what comes back,
+					// from when the hour's oldest request stops counting.
 					b.ByHour = true
-					p.hours[c] = cloudapi.NewPacer(perMinute, now)
+					p.hours[c] = cloudapi.NewPacerFrom(perMinute, max(now, 1), float64(now), a.Reset)
 				}
 			}
 		}

@@ -26,17 +26,22 @@ func (d *DO) CountHourly(limit int) {
 	d.s.hourly = &hourly{limit: limit, sent: map[string][]time.Time{}}
 }
 
-// LeaveHourly has token's last hour hold requests spread evenly over it, as another user of the
-// token would leave it, so that remaining are left now; one of them stops counting every
-// hour/(limit-remaining). It needs CountHourly first.
-func (d *DO) LeaveHourly(token string, remaining int) {
+// LeaveHourly has token's last hour hold requests, as another user of the token would leave it,
+// so that remaining are left now (none, when more than the limit): the oldest sent an hour ago
+// less quiet, so that none stops counting before quiet has passed, and the rest spread evenly
+// from it to now. It counts DigitalOcean's 5,000 an hour when CountHourly was not called.
+func (d *DO) LeaveHourly(token string, remaining int, quiet time.Duration) {
 	d.s.srv.Mu.Lock()
 	defer d.s.srv.Mu.Unlock()
+	if d.s.hourly == nil {
+		d.s.hourly = &hourly{limit: 5000, sent: map[string][]time.Time{}}
+	}
 	h := d.s.hourly
-	now, n := time.Now(), h.limit-remaining
+	now, n := time.Now(), max(h.limit-max(remaining, 0), 0)
+	oldest, span := now.Add(-time.Hour+quiet), time.Hour-quiet
 	sent := make([]time.Time, n)
 	for i := range sent {
-		sent[i] = now.Add(-time.Hour + time.Duration(i+1)*time.Hour/time.Duration(n+1))
+		sent[i] = oldest.Add(time.Duration(i) * span / time.Duration(n))
 	}
 	h.sent[token] = sent
 }
