@@ -233,7 +233,7 @@ func (b *Backend) staysInSandbox() error {
 		return nil
 	}
 	return errors.Errorf("inside the clusterplane sandbox the state stays in a file:// folder (the sandbox's own when %s is "+
-		"unset), and %s names %s: unset it there, or run outside the sandbox", BackendEnv, BackendEnv, b.redactor().String(b.url))
+		"unset), and %s names %s: unset it there, name another file:// folder, or run outside the sandbox", BackendEnv, BackendEnv, b.redactor().String(b.url))
 }
 
 // FallbackEnv makes the CLI open a stack's secrets with the secrets manager its state records

@@ -17,11 +17,11 @@ import (
 var Schemes = []string{"file://", "s3://", "gs://", "azblob://", "postgres://", "postgresql://", "https://", "http://"}
 
 // Known refuses a URL of a scheme the CLI opens no backend at: the CLI would take one such as
-// fil:///tmp/x for a Pulumi Cloud address and ask for a login, which says nothing of the mistyped
-// scheme. A URL without a scheme (a host name of Pulumi Cloud) is left to the CLI. The error does
-// not quote the URL, which may hold a password.
+// fil:///tmp/x or fil:/tmp/x for a Pulumi Cloud address and ask for a login, which says nothing of
+// the mistyped scheme. A URL without a scheme (a host name of Pulumi Cloud, with or without its
+// port) is left to the CLI. The error does not quote the URL, which may hold a password.
 func Known(url string) error {
-	if !strings.Contains(url, "://") {
+	if !hasScheme(url) {
 		return nil
 	}
 	for _, scheme := range Schemes {
@@ -31,6 +31,24 @@ func Known(url string) error {
 	}
 	return errors.Errorf("it names no backend: a backend's URL begins with one of %s", strings.Join(Schemes, ", "))
 }
+
+// hasScheme tells whether url begins with a scheme (letters, digits, +, - or . before a colon,
+// the first a letter), and not with a host name and its port (api.example.com:8443).
+func hasScheme(url string) bool {
+	name, rest, ok := strings.Cut(url, ":")
+	if !ok || name == "" || !isLetter(rune(name[0])) {
+		return false
+	}
+	for _, r := range name {
+		if !isLetter(r) && !(r >= '0' && r <= '9') && r != '+' && r != '-' && r != '.' {
+			return false
+		}
+	}
+	port, _, _ := strings.Cut(rest, "/")
+	return port == "" || strings.Trim(port, "0123456789") != ""
+}
+
+func isLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
 // Absolute is a file backend's URL naming a relative folder (file://state, file://./state) made to
 // name it from the current folder, as the Pulumi CLI reads it when run there; any other URL as it

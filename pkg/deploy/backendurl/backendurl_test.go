@@ -44,6 +44,11 @@ func TestABackendURLOfAnUnknownSchemeIsRefusedNamingTheSchemes(t *testing.T) {
 		refused bool
 	}{
 		{"fil:///tmp/state", true},
+		{"fil:/tmp/state", true},
+		{"file:/tmp/state", true},
+		{"postgress:u:hunter2@db/state", true},
+		{"api.example.com:8443", false},
+		{"api.example.com:8443/org", false},
 		{"postgress://u:hunter2@db/state", true},
 		{"FILE:///tmp/state", true},
 		{"file:///tmp/state", false},
