@@ -70,8 +70,6 @@ type Client struct {
 	sleep    func(ctx context.Context, d time.Duration) error
 	requests atomic.Int64
 	cloud    string
-	// allowance is the last answer's Allowance, when one said it.
-	allowance atomic.Pointer[Allowance]
 	// account names the token's account for observers (AccountOf).
 	account string
 }
@@ -109,10 +107,6 @@ func Bearer(token string) string { return "Bearer " + token }
 
 // Requests is how many requests went to the cloud, retries included.
 func (c *Client) Requests() int { return int(c.requests.Load()) }
-
-// Allowance is what the client's last answer that said it said of the account's requests an
-// hour; nil when none did.
-func (c *Client) Allowance() *Allowance { return c.allowance.Load() }
 
 // Do sends method path (with its query) and decodes a 2xx answer into out: nothing when out is
 // nil, the raw bytes when out is a *[]byte, else its JSON. body, when not nil, is sent as JSON (a
@@ -193,9 +187,7 @@ func (c *Client) once(ctx context.Context, method, path string, payload []byte, 
 	var allowance *Allowance
 	if err == nil {
 		status = resp.StatusCode
-		if allowance = allowanceOf(resp.Header, time.Now()); allowance != nil {
-			c.allowance.Store(allowance)
-		}
+		allowance = allowanceOf(resp.Header, time.Now())
 	}
 	notify(ctx, Request{Cloud: c.cloud, Account: c.account, Method: method, Path: pathOnly(path), Status: status, Start: start,
 		Duration: time.Since(start), Allowance: allowance})

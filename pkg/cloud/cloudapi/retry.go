@@ -132,6 +132,24 @@ func (c *Client) Throttled(ctx context.Context, path string) time.Duration {
 	return RetryAfter(header.Get("Retry-After"), time.Hour, time.Now())
 }
 
+// HourLeft asks the API what the token's account has left of its requests an hour, with one GET
+// of path (its Probe, as Throttled asks), never asked again: the answer's headers say it
+// (Allowance), a 429's too. ok is false when the answer said nothing; err when none came or it
+// failed otherwise.
+func (c *Client) HourLeft(ctx context.Context, path string) (a Allowance, ok bool, err error) {
+	status, header, _, err := c.once(ctx, http.MethodGet, path, nil, false)
+	if err != nil {
+		return a, false, err
+	}
+	if status/100 != 2 && status != http.StatusTooManyRequests {
+		return a, false, &Error{Method: http.MethodGet, Path: pathOnly(path), Status: status}
+	}
+	if read := allowanceOf(header, time.Now()); read != nil {
+		return *read, true, nil
+	}
+	return a, false, nil
+}
+
 // Throttled is Client.Throttled of the cloud c's API at base (its own API when "") with token,
 // asked at its Probe: what a caller holding only a provider config's token and URL asks before
 // running an operation again.

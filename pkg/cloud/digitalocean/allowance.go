@@ -2,25 +2,20 @@ package digitalocean
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
-// Allowance reads what the account of token has left of its requests an hour, from the headers
-// of one GET /v2/account (every answer of DigitalOcean's API carries them), asked once: a 429,
+// Allowance reads what the account of token has left of its requests an hour from the headers of
+// one GET of the API's Probe (every answer of DigitalOcean's API carries them), asked once: a 429,
 // the answer of an account with none left, says it too. ok is false when the answer did not say.
 func (Driver) Allowance(ctx context.Context, base, token string) (cloudapi.Allowance, bool, error) {
-	c := New(base, token, Options{Options: cloudapi.Asking()})
-	err := c.once.Do(ctx, http.MethodGet, "/v2/account", nil, nil)
-	if err != nil && cloudapi.StatusOf(err) != http.StatusTooManyRequests {
-		return cloudapi.Allowance{}, false, errors.Wrap(err, "read the account's requests left this hour")
+	if base == "" {
+		base = Env.API
 	}
-	a := c.once.Allowance()
-	if a == nil {
-		return cloudapi.Allowance{}, false, nil
-	}
-	return *a, true, nil
+	c := cloudapi.New(base, cloudapi.Bearer(token), cloudapi.Options{Timeout: lookupTimeout, Cloud: string(ID)})
+	a, ok, err := c.HourLeft(ctx, Env.Probe)
+	return a, ok, errors.Wrap(err, "read the account's requests left this hour")
 }

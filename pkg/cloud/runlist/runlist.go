@@ -17,9 +17,9 @@ package runlist
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"sync"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
 // Lists are one run's lists of the accounts it asked about, by key.
@@ -46,8 +46,7 @@ type Account struct {
 
 // key is the account as the Lists file its list: no token in the clear.
 func (a Account) key() string {
-	sum := sha256.Sum256([]byte(a.Token))
-	return a.Cloud + " " + a.API + " " + hex.EncodeToString(sum[:]) + " " + a.Region
+	return a.Cloud + " " + a.API + " " + cloudapi.AccountOf(a.Token) + " " + a.Region
 }
 
 // Listed is account a's list from the run ctx carries: made by list on the run's first need of
