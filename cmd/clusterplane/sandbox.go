@@ -46,7 +46,9 @@ whose providerConfig names its own API URL or token is refused.
 Clouds and stacks stay in DIR until sandbox reset (default: the nearest ` + sandbox.DefaultDir + ` in the current
 directory or a folder above, else a new one in the current directory; $` + sandbox.DirEnv + ` inside a sandbox). A new sandbox holds the clusters, networks and VPC the
 examples name by id. sandbox env starts it in the background and prints the environment to
-source; sandbox stop stops that. docs/sandbox.md says what the clouds simulate and what not.
+source; sandbox stop stops that. docs/sandbox.md says what the clouds simulate and what not; a
+Kubernetes upgrade there runs for $` + sandbox.UpgradeTimeEnv + ` where the cloud reports one under way
+(4s by default, 0 at once).
 
 It needs the Pulumi engine and the provider plugins that ` + "`make engine`" + ` builds into .engine (found
 upwards from the current directory or from clusterplane's own folder, or named by --engine or

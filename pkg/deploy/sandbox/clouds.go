@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
@@ -71,9 +72,37 @@ func (*owner) Fatalf(format string, args ...any) {
 
 func (o *owner) Cleanup(f func()) { o.cleanups = append(o.cleanups, f) }
 
+// UpgradeTimeEnv names how long the sandbox's DigitalOcean takes to upgrade a cluster's
+// Kubernetes, as a Go duration ("4s", "1m", "0" for at once): meanwhile the cluster reports
+// itself upgrading at its old version and its nodes restarting, as DigitalOcean does for
+// minutes. DefaultUpgradeTime without it. A sandbox already running in the background keeps the
+// time it started with: `sandbox stop` it first.
+const UpgradeTimeEnv = "CLUSTERPLANE_SANDBOX_UPGRADE_TIME"
+
+// DefaultUpgradeTime is how long the sandbox's DigitalOcean takes to upgrade a cluster without
+// $CLUSTERPLANE_SANDBOX_UPGRADE_TIME: long enough that a client reading the cluster right after
+// the upgrade sees it upgrading, as it would on DigitalOcean, short enough not to wait for.
+const DefaultUpgradeTime = 4 * time.Second
+
+// upgradeTime reads UpgradeTimeEnv's value ("" for unset).
+func upgradeTime(value string) (time.Duration, error) {
+	if value == "" {
+		return DefaultUpgradeTime, nil
+	}
+	t, err := time.ParseDuration(value)
+	if err != nil || t < 0 {
+		return 0, errors.Errorf("$%s is %q, not a duration such as 4s, 1m or 0 (at once)", UpgradeTimeEnv, value)
+	}
+	return t, nil
+}
+
 // StartClouds serves the clouds of dir on 127.0.0.1: what clouds.json holds, or, in a new
-// sandbox, what the examples name by id.
+// sandbox, what the examples name by id. Its DigitalOcean's upgrades take UpgradeTimeEnv's time.
 func StartClouds(dir string) (c *Clouds, err error) {
+	took, err := upgradeTime(os.Getenv(UpgradeTimeEnv))
+	if err != nil {
+		return nil, errors.Wrap(err, "start the loopback clouds")
+	}
 	c = &Clouds{dir: dir, owner: &owner{}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -107,6 +136,9 @@ func StartClouds(dir string) (c *Clouds, err error) {
 		// Nothing leaves the machine: a cluster's endpoint that a client dials (upgrade plan
 		// reading the cluster) is a loopback address, never a DNS name or a TEST-NET address.
 		served.cloud.LoopbackEndpoints()
+		if l.SetUpgradeTime != nil {
+			l.SetUpgradeTime(served.cloud, took)
+		}
 		c.served = append(c.served, served)
 	}
 	if err := c.open(data, err); err != nil {

@@ -9,6 +9,10 @@
 // home with the plugins linked in (home), the stacks (state), the temporary files of the engine
 // and its workspaces (tmp), the clouds (clouds.json) and, while it runs in the background, how to
 // reach it (sandbox.json) and its log (sandbox.log). Removing the folder removes the sandbox.
+//
+// The clouds take no time, but for one thing: the DigitalOcean cloud upgrades a cluster's
+// Kubernetes over $CLUSTERPLANE_SANDBOX_UPGRADE_TIME (UpgradeTimeEnv; 4s by default, 0 at once),
+// reporting it upgrading at its old version meanwhile, as DigitalOcean does.
 package sandbox
 
 import (

@@ -32,6 +32,11 @@ type fakeCluster struct {
 	pending  int
 	// upgrading is how many more GETs answer UPGRADING.
 	upgrading int
+	// upgradeFrom is the version the upgrade under way started from ("" when none): the cluster
+	// goes back to it when the upgrade fails (FailUpgrades).
+	upgradeFrom string
+	// failed says the last upgrade failed: the cluster reports failedStatus until it is fixed.
+	failed bool
 	// deleted clusters answer DELETING to deleting more GETs, then 404.
 	deleted  bool
 	deleting int
@@ -151,6 +156,8 @@ func (f clusterAPI) render(fc *fakeCluster) civogo.KubernetesCluster {
 		out.Status = "BUILDING"
 	case fc.upgrading > 0:
 		out.Status = "UPGRADING"
+	case fc.failed:
+		out.Status = failedStatus
 	case scaling:
 		out.Status = "SCALING"
 	default:
@@ -265,6 +272,9 @@ func (f clusterAPI) poll(fc *fakeCluster) (civogo.KubernetesCluster, bool) {
 	}
 	if fc.upgrading > 0 {
 		fc.upgrading--
+	}
+	if fc.upgrading == 0 && fc.upgradeFrom != "" {
+		f.endUpgrade(fc)
 	}
 	return out, true
 }

@@ -67,11 +67,10 @@ func (f clusterAPI) update(q *request, fc *fakeCluster) {
 	}
 
 	// Everything is checked: change the cluster.
-	if version != c.Version {
-		c.Version = version
-		fc.upgrading = f.opts.BuildPolls
-	}
 	c.Name, c.FirewallID, c.InstalledApplications = name, firewallID, apps
+	if version != c.Version {
+		f.startUpgrade(fc, version)
+	}
 	if q.has("tags") {
 		c.Tags = strings.Fields(cfg.Tags)
 	}

@@ -37,7 +37,9 @@
 //   - kubernetes_version only goes up: a lower one is refused with
 //     database_kubernetes_cluster_invalid_version, as is one not offered, one of the other
 //     cluster type, or a deprecated one for a new cluster. An upgrade reports UPGRADING for
-//     BuildPolls reads.
+//     BuildPolls reads. An upgrade FailUpgrades fails is then back at the old version with
+//     status ERROR (no client of Civo's names a failed status: the word is the fake's), until
+//     FailUpgrades clears it.
 //   - "pools" in a cluster PUT is the whole pool list: pools left out are deleted, new ones
 //     created, listed ones scaled; a key absent from a listed pool (labels, taints, or taints
 //     null, which civogo sends for none) keeps that pool's value.

@@ -25,6 +25,8 @@ type savedCluster struct {
 	Cluster civogo.KubernetesCluster `json:"cluster"`
 	Region  string                   `json:"region"`
 	Seq     int                      `json:"seq"`
+	// FailedUpgrade says the cluster's last upgrade failed (FailUpgrades): it loads failed.
+	FailedUpgrade bool `json:"failedUpgrade,omitempty"`
 }
 
 type savedPool struct {
@@ -71,7 +73,13 @@ func (f *Civo) Save() ([]byte, error) {
 		Networks: map[string]savedNetwork{}, Firewalls: map[string]savedFirewall{}}
 	for id, c := range st.clusters {
 		if !c.deleted {
-			s.Clusters[id] = savedCluster{c.c, c.region, c.seq}
+			s.Clusters[id] = savedCluster{c.c, c.region, c.seq, c.failed}
+			if c.upgradeFrom != "" && st.failUpgrades[c.c.Name] {
+				// An upgrade under way that would fail is over, failed.
+				failed := s.Clusters[id]
+				failed.Cluster.Version, failed.FailedUpgrade = c.upgradeFrom, true
+				s.Clusters[id] = failed
+			}
 		}
 	}
 	for key, p := range st.pools {
@@ -99,7 +107,7 @@ func (f *Civo) Load(data []byte) error {
 	st.seq = max(st.seq, s.Seq)
 	st.clusters = map[string]*fakeCluster{}
 	for id, c := range s.Clusters {
-		st.clusters[id] = &fakeCluster{c: c.Cluster, region: c.Region, seq: c.Seq}
+		st.clusters[id] = &fakeCluster{c: c.Cluster, region: c.Region, seq: c.Seq, failed: c.FailedUpgrade}
 	}
 	st.pools = map[string]*fakePool{}
 	for key, p := range s.Pools {

@@ -42,6 +42,10 @@ type store struct {
 	firewalls map[string]*fakeFirewall
 	// kube ties clusters to real control planes (SetKubeconfig, SetNodes).
 	kube kube
+	// failUpgrades are the names of the clusters whose upgrades fail (FailUpgrades).
+	failUpgrades map[string]bool
+	// upgradeLog are the upgrades accepted, in order (Upgrades).
+	upgradeLog []UpgradeRecord
 
 	// The parts of the API, each seeing this store.
 	clusterAPI clusterAPI

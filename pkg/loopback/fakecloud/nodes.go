@@ -16,6 +16,9 @@ type Node struct {
 	Taints     []Taint
 	// CPU (cores), MemoryMiB and GPUs are the size's; zero means the cloud did not say.
 	CPU, MemoryMiB, GPUs int
+	// NotReady says the node's kubelet does not post Ready (the NodeReady condition False): the
+	// cloud is restarting the machine, as it does each node in an upgrade. Zero is Ready.
+	NotReady bool
 }
 
 // Taint is a node taint as Kubernetes writes it (effect NoSchedule, PreferNoSchedule or NoExecute).
@@ -24,7 +27,7 @@ type Taint struct{ Key, Value, Effect string }
 // same tells whether a and b would register the same Node.
 func same(a, b Node) bool {
 	return a.Name == b.Name && maps.Equal(a.Labels, b.Labels) && a.ProviderID == b.ProviderID &&
-		slices.Equal(a.Taints, b.Taints) && a.CPU == b.CPU && a.MemoryMiB == b.MemoryMiB && a.GPUs == b.GPUs
+		slices.Equal(a.Taints, b.Taints) && a.CPU == b.CPU && a.MemoryMiB == b.MemoryMiB && a.GPUs == b.GPUs && a.NotReady == b.NotReady
 }
 
 // clone is n with its own label map and taint list, so the fake's later edits do not reach it.

@@ -77,6 +77,7 @@ func TestNodeSyncAddsAgainANodeWhoseMachineChanged(t *testing.T) {
 		{"a node whose pool's taints changed is added again", func(n *Node) { n.Taints = nil }, true},
 		{"a node of another size is added again", func(n *Node) { n.CPU, n.MemoryMiB = 4, 8192 }, true},
 		{"a node that gained a GPU is added again", func(n *Node) { n.GPUs = 1 }, true},
+		{"a node restarting NotReady is added again", func(n *Node) { n.NotReady = true }, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

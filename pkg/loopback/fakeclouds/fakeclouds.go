@@ -45,6 +45,10 @@ type Loopback struct {
 	// SetPrices makes the cloud's sizes API price each size as prices do, a size prices lack
 	// listed without a price; nil for a cloud whose loopback has no sizes API.
 	SetPrices func(c Cloud, prices map[string]float64)
+	// SetUpgradeTime makes each Kubernetes upgrade the cloud accepts take t of wall time, the
+	// cluster reporting itself upgrading meanwhile; nil for a cloud whose loopback upgrades by
+	// reads instead (Civo's BuildPolls).
+	SetUpgradeTime func(c Cloud, t time.Duration)
 	// Fleet is what tools/fleetgen needs to copy a deployed cluster in the cloud's state file;
 	// nil for a cloud whose fleets it cannot write yet.
 	Fleet *Fleet
@@ -100,6 +104,7 @@ func All() []Loopback {
 					c.(*fakedo.DO).Account().SetPrice(size, prices[size])
 				}
 			},
+			SetUpgradeTime: func(c Cloud, t time.Duration) { c.(*fakedo.DO).SetUpgradeTime(t) },
 			Fleet: &Fleet{Kind: "DigitalOceanKubernetesCluster",
 				ResourceType: "digitalocean:index/kubernetesCluster:KubernetesCluster",
 				Cluster:      fakedo.FleetCluster, Add: fakedo.AddFleet}},

@@ -42,12 +42,14 @@ func errorID(status int) string {
 	return strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_")
 }
 
-// Serve routes a request; it runs with the server's Mu held.
+// Serve routes a request; it runs with the server's Mu held. The upgrades whose time is up end
+// first (settle, upgraderun.go), so that the request sees the cloud as it is now.
 func (a *api) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	if a.hourly != nil && !a.hourly.take(w, bearer(r), time.Now()) {
 		a.Error(w, http.StatusTooManyRequests, "API Rate limit exceeded.")
 		return
 	}
+	a.settle()
 	defer a.kubeLink.sync()
 	seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	route := func(method string, parts ...string) bool {

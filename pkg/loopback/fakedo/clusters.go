@@ -19,8 +19,7 @@ type clusterAPI struct{ *store }
 
 // Clusters are the clusters, oldest first, as the API would report them.
 func (d *DO) Clusters() []godo.KubernetesCluster {
-	d.s.srv.Mu.Lock()
-	defer d.s.srv.Mu.Unlock()
+	defer d.s.lock()()
 	out := make([]godo.KubernetesCluster, 0, len(d.s.order))
 	for _, id := range d.s.order {
 		out = append(out, clone(d.s.clusters[id].c))
@@ -30,8 +29,7 @@ func (d *DO) Clusters() []godo.KubernetesCluster {
 
 // Cluster is the cluster with id, and whether it exists.
 func (d *DO) Cluster(id string) (godo.KubernetesCluster, bool) {
-	d.s.srv.Mu.Lock()
-	defer d.s.srv.Mu.Unlock()
+	defer d.s.lock()()
 	cl, ok := d.s.clusters[id]
 	if !ok {
 		return godo.KubernetesCluster{}, false
@@ -41,8 +39,7 @@ func (d *DO) Cluster(id string) (godo.KubernetesCluster, bool) {
 
 // ClusterNamed is the oldest cluster named name, and whether there is one.
 func (d *DO) ClusterNamed(name string) (godo.KubernetesCluster, bool) {
-	d.s.srv.Mu.Lock()
-	defer d.s.srv.Mu.Unlock()
+	defer d.s.lock()()
 	for _, id := range d.s.order {
 		if d.s.clusters[id].c.Name == name {
 			return clone(d.s.clusters[id].c), true
@@ -55,8 +52,7 @@ func (d *DO) ClusterNamed(name string) (godo.KubernetesCluster, bool) {
 // (ids, DigitalOcean's tags, defaults, nodes for each pool's count); it keeps a given id and
 // replaces a cluster that has it. It returns the cluster's id.
 func (d *DO) SeedCluster(c godo.KubernetesCluster) string {
-	d.s.srv.Mu.Lock()
-	defer d.s.srv.Mu.Unlock()
+	defer d.s.lock()()
 	c = clone(c)
 	if c.ID == "" {
 		c.ID = newUUID()
@@ -84,8 +80,7 @@ func (d *DO) SeedCluster(c godo.KubernetesCluster) string {
 // does: a pool whose count changed gets or loses running nodes. It tells whether the cluster
 // exists.
 func (d *DO) EditCluster(id string, edit func(*godo.KubernetesCluster)) bool {
-	d.s.srv.Mu.Lock()
-	defer d.s.srv.Mu.Unlock()
+	defer d.s.lock()()
 	cl, ok := d.s.clusters[id]
 	if !ok {
 		return false
@@ -330,7 +325,8 @@ func (d poolAPI) advance(cl *cluster, p *godo.KubernetesNodePool) {
 	delete(cl.poolPending, p.ID)
 	t := now()
 	for _, n := range p.Nodes {
-		if n.Status.State == stateProvisioning {
+		// A node an upgrade restarts runs when the upgrade ends (upgraderun.go).
+		if n.Status.State == stateProvisioning && !cl.restarting(n.ID) {
 			n.Status.State = stateRunning
 			n.UpdatedAt = t
 		}

@@ -34,6 +34,11 @@
 //   - Updates and upgrades answer 202 Accepted, as DigitalOcean documents; deletes and the
 //     registry calls answer 204.
 //   - A cluster is deleted at once: the next GET answers 404.
+//   - An upgrade ends at once unless SetUpgradeTime gives it a time. Meanwhile the cluster reports
+//     status.state "upgrading" at its old version_slug and every node it had running restarts
+//     in place (same id and name, status "provisioning"); a second POST .../upgrade answers 422
+//     "cluster is already upgrading". An upgrade FailUpgrades fails leaves the cluster at its old
+//     version_slug, "degraded", its nodes running, until FailUpgrades clears it.
 //
 // Each part of the API is a type of its own (clusterAPI, poolAPI, Account, vpcAPI, clusterlint,
 // kubeLink, and api, which routes a request to them), all sharing one store of the cloud's state
@@ -101,6 +106,10 @@ type cluster struct {
 	poolPending map[string]int
 	// caPEM is the cluster's certificate authority, made when credentials are first asked for.
 	caPEM []byte
+	// upgrade is the upgrade under way, nil when none (upgraderun.go).
+	upgrade *upgradeRun
+	// failedUpgrade says the cluster is degraded because its last upgrade failed (FailUpgrades).
+	failedUpgrade bool
 }
 
 // New starts the API, answering only token; it stops when the test ends.

@@ -41,8 +41,9 @@ func (d *DO) SetKubeconfig(clusterID string, kubeconfig []byte) {
 }
 
 // SetNodes registers cluster clusterID's nodes in n, at once and after every request from then
-// on: each running node of each pool as the Node DOKS registers (see kubeNode); nodes of a
-// shrunk or deleted pool or cluster are removed. nil stops it.
+// on: each running node of each pool as the Node DOKS registers (see kubeNode), and each node an
+// upgrade is restarting as that Node NotReady; nodes of a shrunk or deleted pool or cluster are
+// removed. nil stops it.
 func (d *DO) SetNodes(clusterID string, n fakecloud.Nodes) {
 	d.s.set(func() {
 		d.s.kube.nodes.Set(clusterID, n)
@@ -57,8 +58,13 @@ func (d kubeLink) sync() {
 		if cl, ok := d.clusters[id]; ok {
 			for _, p := range cl.c.NodePools {
 				for _, n := range p.Nodes {
-					if n.Status != nil && n.Status.State == stateRunning {
+					switch {
+					case n.Status != nil && n.Status.State == stateRunning:
 						want = append(want, kubeNode(&cl.c, p, n))
+					case cl.restarting(n.ID):
+						node := kubeNode(&cl.c, p, n)
+						node.NotReady = true
+						want = append(want, node)
 					}
 				}
 			}

@@ -15,8 +15,7 @@ type poolAPI struct{ *store }
 
 // Pool is the node pool poolID of cluster clusterID, and whether it exists.
 func (d *DO) Pool(clusterID, poolID string) (godo.KubernetesNodePool, bool) {
-	d.s.srv.Mu.Lock()
-	defer d.s.srv.Mu.Unlock()
+	defer d.s.lock()()
 	if p := d.s.poolAPI.find(clusterID, poolID); p != nil {
 		return clone(*p), true
 	}
@@ -25,8 +24,7 @@ func (d *DO) Pool(clusterID, poolID string) (godo.KubernetesNodePool, bool) {
 
 // Pools are the node pools of a cluster, oldest first; none when it does not exist.
 func (d *DO) Pools(clusterID string) []godo.KubernetesNodePool {
-	d.s.srv.Mu.Lock()
-	defer d.s.srv.Mu.Unlock()
+	defer d.s.lock()()
 	cl, ok := d.s.clusters[clusterID]
 	if !ok {
 		return nil
@@ -40,8 +38,7 @@ func (d *DO) Pools(clusterID string) []godo.KubernetesNodePool {
 
 // PoolNamed is a cluster's node pool named name, and whether there is one.
 func (d *DO) PoolNamed(clusterID, name string) (godo.KubernetesNodePool, bool) {
-	d.s.srv.Mu.Lock()
-	defer d.s.srv.Mu.Unlock()
+	defer d.s.lock()()
 	if cl, ok := d.s.clusters[clusterID]; ok {
 		for _, p := range cl.c.NodePools {
 			if p.Name == name {
@@ -55,8 +52,7 @@ func (d *DO) PoolNamed(clusterID, name string) (godo.KubernetesNodePool, bool) {
 // EditPool changes a node pool behind its clients' backs, as EditCluster does a cluster. It
 // tells whether the pool exists.
 func (d *DO) EditPool(clusterID, poolID string, edit func(*godo.KubernetesNodePool)) bool {
-	d.s.srv.Mu.Lock()
-	defer d.s.srv.Mu.Unlock()
+	defer d.s.lock()()
 	cl, ok := d.s.clusters[clusterID]
 	if !ok {
 		return false

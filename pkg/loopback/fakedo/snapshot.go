@@ -23,6 +23,10 @@ type snapshot struct {
 type savedCluster struct {
 	Cluster godo.KubernetesCluster `json:"cluster"`
 	CAPEM   []byte                 `json:"caPEM,omitempty"`
+	// Upgrade is the upgrade under way, which a later run ends on time; FailedUpgrade says a
+	// failed upgrade left the cluster degraded.
+	Upgrade       *upgradeRun `json:"upgrade,omitempty"`
+	FailedUpgrade bool        `json:"failedUpgrade,omitempty"`
 }
 
 // NewFor starts the API as New does, on port when it is free (0: any), for lifetime (0: until
@@ -45,12 +49,11 @@ func (d *DO) OnRequest(log func(at time.Time, r fakecloud.Request)) { d.s.srv.On
 
 // Save is the cloud's clusters, pools and VPCs as JSON, for Load in a later run.
 func (d *DO) Save() ([]byte, error) {
-	d.s.srv.Mu.Lock()
-	defer d.s.srv.Mu.Unlock()
+	defer d.s.lock()()
 	s := snapshot{VPCs: d.s.vpcs, Order: d.s.order, Clusters: map[string]savedCluster{},
 		NextDroplet: d.s.nextDroplet, NextIPv4: d.s.nextIPv4}
 	for id, cl := range d.s.clusters {
-		s.Clusters[id] = savedCluster{Cluster: cl.c, CAPEM: cl.caPEM}
+		s.Clusters[id] = savedCluster{Cluster: cl.c, CAPEM: cl.caPEM, Upgrade: cl.upgrade, FailedUpgrade: cl.failedUpgrade}
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	return data, errors.Wrap(err, "encode the DigitalOcean cloud")
@@ -75,7 +78,8 @@ func (d *DO) Load(data []byte) error {
 		if !ok {
 			continue
 		}
-		d.s.clusters[id] = &cluster{c: saved.Cluster, poolPending: map[string]int{}, caPEM: saved.CAPEM}
+		d.s.clusters[id] = &cluster{c: saved.Cluster, poolPending: map[string]int{}, caPEM: saved.CAPEM,
+			upgrade: saved.Upgrade, failedUpgrade: saved.FailedUpgrade}
 		d.s.order = append(d.s.order, id)
 	}
 	d.s.nextDroplet = max(d.s.nextDroplet, s.NextDroplet)

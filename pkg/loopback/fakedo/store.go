@@ -41,6 +41,14 @@ type store struct {
 	kube kube
 	// hourly counts each token's requests of the last hour (CountHourly); nil counts none.
 	hourly *hourly
+	// upgradeTime is how long an accepted upgrade takes (SetUpgradeTime); 0 is at once.
+	upgradeTime time.Duration
+	// failUpgrades are the names of the clusters whose upgrades fail (FailUpgrades).
+	failUpgrades map[string]bool
+	// upgradeLog are the upgrades accepted, in order (Upgrades).
+	upgradeLog []UpgradeRecord
+	// clock, when set, is the time now for the upgrades; the package's tests stop it.
+	clock func() time.Time
 
 	// The parts of the API, each seeing this store.
 	clusterAPI  clusterAPI
@@ -59,9 +67,9 @@ func newStore() *store {
 	return s
 }
 
+// set runs f with Mu held, the upgrades brought up to date first (lock).
 func (d *store) set(f func()) {
-	d.srv.Mu.Lock()
-	defer d.srv.Mu.Unlock()
+	defer d.lock()()
 	f()
 }
 

@@ -11,7 +11,9 @@ import (
 	"github.com/digitalocean/godo"
 )
 
-// upgrade moves a cluster to a later offered version, in its minor release or the next one.
+// upgrade moves a cluster to a later offered version, in its minor release or the next one: at
+// once, or over the time SetUpgradeTime set (upgraderun.go). A cluster still upgrading takes no
+// other upgrade.
 func (d clusterAPI) upgrade(w http.ResponseWriter, id string, body []byte) {
 	cl, ok := d.clusters[id]
 	if !ok {
@@ -23,12 +25,21 @@ func (d clusterAPI) upgrade(w http.ResponseWriter, id string, body []byte) {
 		d.fail(w, http.StatusBadRequest, "invalid request body: %v", err)
 		return
 	}
+	if cl.upgrade != nil {
+		d.invalid(w, "cluster is already upgrading")
+		return
+	}
 	if msg := d.checkUpgrade(cl.c.VersionSlug, req.VersionSlug); msg != "" {
 		d.invalid(w, "%s", msg)
 		return
 	}
-	cl.c.VersionSlug = req.VersionSlug
-	cl.c.UpdatedAt = now()
+	d.upgradeLog = append(d.upgradeLog, UpgradeRecord{ClusterID: id, ClusterName: cl.c.Name,
+		From: cl.c.VersionSlug, To: req.VersionSlug, At: d.clockNow().UTC()})
+	if d.upgradeTime > 0 {
+		d.begin(cl, req.VersionSlug)
+	} else {
+		d.end(cl, cl.c.VersionSlug, req.VersionSlug)
+	}
 	w.WriteHeader(http.StatusAccepted)
 }
 
