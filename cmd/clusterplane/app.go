@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/deploy/upgradecmd"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/servecmd"
@@ -55,7 +56,7 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 		newCmdSchema(a.f, nil), newCmdKinds(a.f, nil), newCmdRegions(a.f, nil), cli.VersionCommand())
 	root.AddCommand(deployCommands(a.f)...)
 	root.AddCommand(newCmdExport(a.f))
-	root.AddCommand(newCmdUpgrade(a.f))
+	root.AddCommand(upgradecmd.New(a.f.upgradeEnv()))
 	root.AddCommand(newCmdSandbox(a.f, nil))
 	root.AddCommand(newCmdDiscover(a.f, nil))
 	root.AddCommand(servecmd.New(a.f.kinds))

@@ -4,6 +4,9 @@ import (
 	"io"
 	"sync"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/deploy/upgradecmd"
 	"github.com/clusterplane/clusterplane/pkg/describe/explain"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
@@ -32,4 +35,16 @@ func newFactory(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *fac
 		explainer: explain.New(list.Table, list.StackInputs()...)}
 	f.reader = files.Reader{Kinds: f.kinds.Names(), Stdin: stdin}
 	return f
+}
+
+// upgradeEnv is what the upgrade commands (pkg/deploy/upgradecmd) take from the factory: they
+// read files, open the backend, redact and exit as the deploy commands do.
+func (f *factory) upgradeEnv() upgradecmd.Env {
+	return upgradecmd.Env{Stdout: f.Stdout, Stderr: f.Stderr, Files: f.files(&deployOptions{}),
+		Targets: func(files []string) ([]deploytarget.Target, error) { return f.targets(&deployOptions{files: files}) },
+		Backend: func(secrets string) (stackstate.Backend, error) {
+			return f.backend(&deployOptions{secretsProvider: secrets})
+		},
+		Exit:   func(err error) error { return f.exit(nil, err) },
+		Redact: func(s string) string { return f.redactor().String(s) }}
 }

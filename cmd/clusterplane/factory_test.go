@@ -270,29 +270,3 @@ func TestSandboxsFlagsMakeItsOptionsWithoutStartingIt(t *testing.T) {
 		})
 	}
 }
-
-func TestUpgradePlansFlagsMakeItsOptionsWithoutAskingACloud(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	f := newFactory(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
-	var got *upgradePlanOptions
-	upgrade := newCmdUpgrade(f)
-	for _, c := range upgrade.Commands() {
-		if c.Name() == "plan" {
-			upgrade.RemoveCommand(c)
-		}
-	}
-	upgrade.AddCommand(newCmdUpgradePlan(f, func(o *upgradePlanOptions) error { got = o; return nil }))
-	upgrade.SetArgs(strings.Fields("plan --write -o markdown prod staging/cluster.yaml"))
-	if err := upgrade.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if got == nil {
-		t.Fatal("runF was not called")
-	}
-	if s, want := fmt.Sprintf("%q write=%t %s", got.files, got.write, got.output), `["prod" "staging/cluster.yaml"] write=true markdown`; s != want {
-		t.Errorf("got %s, want %s", s, want)
-	}
-	if stdout.Len()+stderr.Len() > 0 {
-		t.Errorf("something ran: %s%s", stdout.String(), stderr.String())
-	}
-}

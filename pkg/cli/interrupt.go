@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -20,4 +22,30 @@ func Interruptible() (context.Context, context.CancelFunc) {
 		stop()
 	}()
 	return ctx, stop
+}
+
+// InterruptibleTwice is the context of a command whose work a first Ctrl-C (or SIGTERM) asks to
+// stop starting new work, closing stopping and saying so on w, and a second stops at once,
+// ending ctx: upgrade apply lets the cluster upgrades under way end before it stops. stop
+// releases the signals.
+func InterruptibleTwice(w io.Writer) (ctx context.Context, stopping <-chan struct{}, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	first := make(chan struct{})
+	go func() {
+		select {
+		case <-signals:
+		case <-ctx.Done():
+			return
+		}
+		fmt.Fprintln(w, "stopping: what is under way ends first; Ctrl-C again stops at once")
+		close(first)
+		select {
+		case <-signals:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, first, func() { signal.Stop(signals); cancel() }
 }

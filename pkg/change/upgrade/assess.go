@@ -68,6 +68,10 @@ type Assessment struct {
 	// API a later release removes is in use, or could not be checked), so --write takes the
 	// first step while the plan still says what blocks the rest.
 	NextClear bool `json:"nextClear"`
+	// Unchecked is the blocker that says the removed APIs of a step could not be checked (the
+	// cluster's API did not answer from here), "" when they were: upgrade apply lets it through
+	// with --allow-unchecked-apis.
+	Unchecked string `json:"unchecked,omitempty"`
 }
 
 // Blocked tells whether something stops the cluster's upgrade.
@@ -86,12 +90,14 @@ func (p Assessment) Next() string {
 func Assess(ctx context.Context, clusters []Cluster) []Assessment {
 	out := make([]Assessment, 0, len(clusters))
 	for _, c := range clusters {
-		out = append(out, assessOne(ctx, c))
+		out = append(out, AssessOne(ctx, c))
 	}
 	return Order(out)
 }
 
-func assessOne(ctx context.Context, c Cluster) Assessment {
+// AssessOne assesses one cluster, as Assess does each: upgrade apply asks again before each step,
+// so that a step starts from what the cluster runs now and a blocker gained since stops it.
+func AssessOne(ctx context.Context, c Cluster) Assessment {
 	p := Assessment{File: c.File, Kind: c.Kind, Name: c.Name, Env: c.Env, Cluster: c.ClusterName, Target: c.Target(),
 		Steps: []Step{}, Objects: []Object{}, Blockers: []string{}}
 	block := func(format string, args ...any) { p.Blockers = append(p.Blockers, fmt.Sprintf(format, args...)) }
@@ -190,7 +196,8 @@ func (p *Assessment) checkRemoved(ctx context.Context, cloud Cloud, live Live, s
 		p.Notes = append(p.Notes, notes...)
 	}
 	if err != nil {
-		p.Blockers = append(p.Blockers, fmt.Sprintf("the APIs %s removes could not be checked: %v", releases(removed), err))
+		p.Unchecked = fmt.Sprintf("the APIs %s removes could not be checked: %v", releases(removed), err)
+		p.Blockers = append(p.Blockers, p.Unchecked)
 	}
 	if p.Objects == nil {
 		p.Objects = []Object{}

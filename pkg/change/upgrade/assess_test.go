@@ -47,6 +47,9 @@ func (c cloud) Find(context.Context, string, string, string) (upgrade.Live, bool
 }
 func (c cloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error)       { return c.offer, nil }
 func (c cloud) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) { return c.lint, nil }
+func (c cloud) Health(context.Context, upgrade.Live) (upgrade.Health, error) {
+	return upgrade.Health{Version: c.live.Version, Phase: upgrade.Settled}, nil
+}
 func (c cloud) Objects(context.Context, upgrade.Live) (upgrade.Lister, error) {
 	if c.kubeconfigErr != nil {
 		return nil, c.kubeconfigErr

@@ -20,6 +20,8 @@ type Cloud interface {
 	// Objects is how the cluster's own API lists its objects, through the cluster's kubeconfig
 	// read from the cloud and kept in memory.
 	Objects(ctx context.Context, live Live) (Lister, error)
+	// Health is how the cluster is now: upgrade apply waits on it after each step.
+	Health(ctx context.Context, live Live) (Health, error)
 }
 
 // Lister lists every object of a collection of a cluster's API at path (/api/v1/... or
@@ -42,4 +44,29 @@ type Diagnostic struct {
 	Severity string `json:"severity"`
 	Message  string `json:"message"`
 	Object   string `json:"object,omitempty"`
+}
+
+// Phase is where a cluster is in an upgrade, as its cloud's state says it.
+type Phase string
+
+const (
+	// Settled: the cloud reports the cluster running (DigitalOcean's "running", Civo's "ACTIVE").
+	Settled Phase = "settled"
+	// Moving: the cloud is changing the cluster (upgrading, provisioning, building).
+	Moving Phase = "moving"
+	// Broken: the cloud reports the cluster failed or degraded.
+	Broken Phase = "broken"
+)
+
+// Health is a cluster as its cloud reports it at one moment, for upgrade apply's wait after a
+// step: the version it runs, its state in the cloud's words and as a Phase, and its nodes as the
+// cloud's node states count them (Nodes, NodesReady: a node whose state is the cloud's word for
+// running).
+type Health struct {
+	Version string `json:"version"`
+	State   string `json:"state"`
+	Phase   Phase  `json:"phase"`
+	Nodes   int    `json:"nodes"`
+	// NodesReady are the nodes the cloud reports running.
+	NodesReady int `json:"nodesReady"`
 }

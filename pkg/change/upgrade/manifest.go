@@ -59,3 +59,5 @@ func (n NoCloud) Lint(context.Context, Live) ([]Diagnostic, error) {
 	return nil, n.Err
 }
 func (n NoCloud) Objects(context.Context, Live) (Lister, error) { return nil, n.Err }
+
+func (n NoCloud) Health(context.Context, Live) (Health, error) { return Health{}, n.Err }

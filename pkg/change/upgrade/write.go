@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 	"github.com/pkg/errors"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -287,4 +288,29 @@ func notWrittenBecause(p Assessment) string {
 		return "the plan has no step to take (its notes say why)"
 	}
 	return ""
+}
+
+// WriteFile sets cluster c's manifest, in its file, to version next with goal kept (Write), the
+// file replaced whole so that a run killed meanwhile leaves the old file or the new one, never
+// half of each, and its mode kept. A file that says next already is left alone.
+func WriteFile(c Cluster, next, goal string) error {
+	data, err := os.ReadFile(c.File)
+	if err != nil {
+		return errors.Wrapf(err, "read %s", c.File)
+	}
+	out, err := Write(data, c.Kind, c.Name, next, goal)
+	if err != nil {
+		return errors.Wrapf(err, "%s", c.File)
+	}
+	if bytes.Equal(out, data) {
+		return nil
+	}
+	info, err := os.Stat(c.File)
+	if err != nil {
+		return errors.Wrapf(err, "stat %s", c.File)
+	}
+	if err := atomicwrite.File(c.File, out); err != nil {
+		return errors.Wrapf(err, "write %s", c.File)
+	}
+	return errors.Wrapf(os.Chmod(c.File, info.Mode().Perm()), "keep the mode of %s", c.File)
 }

@@ -21,6 +21,12 @@ type Cluster struct {
 	// Status is the cluster's state (ACTIVE, BUILDING, ...), read by the Karpenter provider
 	// before it adds nodes.
 	Status string `json:"status"`
+	// Instances are the cluster's nodes, each with its state (ACTIVE when running), read by
+	// upgrade apply's wait (Upgrades.Health).
+	Instances []struct {
+		Hostname string `json:"hostname"`
+		Status   string `json:"status"`
+	} `json:"instances"`
 	// InstalledApplications are what Civo installed on the cluster (an anonymous struct, as
 	// callers' tests spell it).
 	InstalledApplications []struct {

@@ -141,3 +141,31 @@ func catalogue(ctx context.Context, api *Client) (cost.Catalogue, error) {
 	}
 	return out, nil
 }
+
+// Health reads the cluster (GET /v2/kubernetes/clusters/{id}): its version, its status and its
+// instances' statuses. terraform-provider-civo v1.1.4 waits for ACTIVE and takes BUILDING,
+// AVAILABLE, UPGRADING and SCALING for a cluster still changing
+// (civo/kubernetes/resource_kubernetes_cluster.go, its StateChangeConf); any other status is
+// taken as failed here.
+func (c *Upgrades) Health(ctx context.Context, live upgrade.Live) (upgrade.Health, error) {
+	cl, err := c.api.Cluster(ctx, c.region, live.ID)
+	if err != nil {
+		return upgrade.Health{}, err
+	}
+	h := upgrade.Health{Version: cl.Version, State: cl.Status}
+	switch cl.Status {
+	case "ACTIVE":
+		h.Phase = upgrade.Settled
+	case "BUILDING", "AVAILABLE", "UPGRADING", "SCALING":
+		h.Phase = upgrade.Moving
+	default:
+		h.Phase = upgrade.Broken
+	}
+	for _, n := range cl.Instances {
+		h.Nodes++
+		if n.Status == "ACTIVE" {
+			h.NodesReady++
+		}
+	}
+	return h, nil
+}

@@ -174,3 +174,35 @@ func catalogue(ctx context.Context, api *Client) (cost.Catalogue, error) {
 	}
 	return c, nil
 }
+
+// Health reads the cluster (GET /v2/kubernetes/clusters/{id}): its version, its status.state and
+// its pools' nodes' states. godo names the cluster's states provisioning, running, degraded,
+// error, deleted, upgrading and invalid; a node's are provisioning, running, draining and
+// deleting.
+func (d *Upgrades) Health(ctx context.Context, live upgrade.Live) (upgrade.Health, error) {
+	cl, err := d.api.Cluster(ctx, live.ID)
+	if err != nil {
+		return upgrade.Health{}, err
+	}
+	h := upgrade.Health{Version: cl.Version}
+	if cl.Status != nil {
+		h.State = cl.Status.State
+	}
+	switch h.State {
+	case "running":
+		h.Phase = upgrade.Settled
+	case "degraded", "error", "deleted", "invalid":
+		h.Phase = upgrade.Broken
+	default:
+		h.Phase = upgrade.Moving
+	}
+	for _, p := range cl.NodePools {
+		for _, n := range p.Nodes {
+			h.Nodes++
+			if n.Status.State == "running" {
+				h.NodesReady++
+			}
+		}
+	}
+	return h, nil
+}

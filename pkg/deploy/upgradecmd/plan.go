@@ -1,10 +1,9 @@
-package main
+package upgradecmd
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/cli"
@@ -16,35 +15,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// upgradeCommand is `clusterplane upgrade`, whose one command is plan.
-func newCmdUpgrade(f *factory) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "upgrade",
-		Short: "Plan Kubernetes upgrades of deployed clusters",
-		// `upgrade FILE` is a plan forgotten, not a request for help: exiting 0 after the help
-		// would read as a plan that found nothing to do.
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return errors.Errorf("upgrade has no command %q: to plan the upgrades, run `clusterplane upgrade plan %s`",
-					args[0], strings.Join(args, " "))
-			}
-			return cmd.Help()
-		},
-	}
-	cmd.AddCommand(newCmdUpgradePlan(f, nil))
-	return cmd
-}
-
-type upgradePlanOptions struct {
-	f     *factory
+type planOptions struct {
+	env   Env
 	files []string
 	// output is -o; write is --write: set each manifest's next step.
 	output *cli.Format
 	write  bool
 }
 
-func newCmdUpgradePlan(f *factory, runF func(*upgradePlanOptions) error) *cobra.Command {
-	opts := &upgradePlanOptions{f: f}
+// newPlan is upgrade plan; runF, when set, runs in place of planRun (a test of the flags).
+func newPlan(env Env, runF func(*planOptions) error) *cobra.Command {
+	opts := &planOptions{env: env}
 	cmd := &cobra.Command{
 		Use:   "plan FILE|DIR...",
 		Short: "Plan each cluster's Kubernetes upgrade: its steps, the removed APIs it uses, the fleet's order",
@@ -79,7 +60,10 @@ error, a version the cloud does not offer or cannot reach from the running one.`
 		ValidArgsFunction: cli.ManifestFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.files = args
-			return runOrReal(opts, runF, upgradePlanRun)
+			if runF != nil {
+				return runF(opts)
+			}
+			return planRun(opts)
 		},
 	}
 	opts.output = cli.OutputFlag(cmd, "text", "json", "markdown")
@@ -87,19 +71,19 @@ error, a version the cloud does not offer or cannot reach from the running one.`
 	return cmd
 }
 
-func upgradePlanRun(opts *upgradePlanOptions) error {
-	f, files, output, write := opts.f, opts.files, opts.output.String(), opts.write
-	targets, err := f.targets(&deployOptions{files: files})
+func planRun(opts *planOptions) error {
+	env, files, output, write := opts.env, opts.files, opts.output.String(), opts.write
+	targets, err := env.Targets(files)
 	if err != nil {
 		return err
 	}
 	clusterTargets, clusters, err := upgradeplan.UpgradeClusters(targets, files)
 	if err != nil {
-		return f.exit(nil, err)
+		return env.Exit(err)
 	}
 	ctx, stop := cli.Interruptible()
 	defer stop()
-	upgradeplan.StackClusterIDs(ctx, func() (stackstate.Backend, error) { return f.backend(&deployOptions{}) }, clusterTargets, clusters)
+	upgradeplan.StackClusterIDs(ctx, func() (stackstate.Backend, error) { return env.Backend("") }, clusterTargets, clusters)
 	plans := upgrade.Assess(ctx, clusters)
 	if ctx.Err() != nil {
 		return cli.Exit(exitcode.Interrupted)
@@ -107,11 +91,11 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	var written, notWritten []string
 	if write {
 		if written, notWritten, err = upgrade.WriteNext(clusters, plans); err != nil {
-			f.printError(err)
+			env.say(err.Error())
 			return cli.Exit(exitcode.Invalid)
 		}
 	}
-	if err := f.writeUpgradePlan(output, plans, written, notWritten); err != nil {
+	if err := env.writePlan(output, plans, written, notWritten); err != nil {
 		return err
 	}
 	// A cluster whose cloud could not be asked (no token) is a mistake to fix, not a blocked
@@ -129,8 +113,8 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	return nil
 }
 
-// writeUpgradePlan prints the plans as -o asks, and on stderr the files --write wrote or left.
-func (f *factory) writeUpgradePlan(output string, plans []upgrade.Assessment, written, notWritten []string) error {
+// writePlan prints the plans as -o asks, and on stderr the files --write wrote or left.
+func (e Env) writePlan(output string, plans []upgrade.Assessment, written, notWritten []string) error {
 	var out bytes.Buffer
 	switch output {
 	case "json":
@@ -146,12 +130,12 @@ func (f *factory) writeUpgradePlan(output string, plans []upgrade.Assessment, wr
 		render.UpgradeText(&out, plans)
 	}
 	for _, w := range written {
-		fmt.Fprintf(f.Stderr, "wrote %s\n", w)
+		fmt.Fprintf(e.Stderr, "wrote %s\n", w)
 	}
 	for _, w := range notWritten {
-		fmt.Fprintln(f.Stderr, w)
+		fmt.Fprintln(e.Stderr, w)
 	}
-	return f.writeRedacted(&out)
+	return e.print(&out)
 }
 
 func nonNil(s []string) []string {

@@ -1,0 +1,34 @@
+package upgradecmd
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestUpgradePlansFlagsMakeItsOptionsWithoutAskingACloud(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	env := Env{Stdout: &stdout, Stderr: &stderr}
+	var got *planOptions
+	upgrade := New(env)
+	for _, c := range upgrade.Commands() {
+		if c.Name() == "plan" {
+			upgrade.RemoveCommand(c)
+		}
+	}
+	upgrade.AddCommand(newPlan(env, func(o *planOptions) error { got = o; return nil }))
+	upgrade.SetArgs(strings.Fields("plan --write -o markdown prod staging/cluster.yaml"))
+	if err := upgrade.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil {
+		t.Fatal("runF was not called")
+	}
+	if s, want := fmt.Sprintf("%q write=%t %s", got.files, got.write, got.output), `["prod" "staging/cluster.yaml"] write=true markdown`; s != want {
+		t.Errorf("got %s, want %s", s, want)
+	}
+	if stdout.Len()+stderr.Len() > 0 {
+		t.Errorf("something ran: %s%s", stdout.String(), stderr.String())
+	}
+}

@@ -1,0 +1,237 @@
+package upgraderun
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+)
+
+// walk takes cluster c, assessed as p and cleared, along its path one step at a time: each step
+// starts from what the cluster runs then (assessed afresh), so that a run after a stopped one
+// neither repeats nor skips a step. At the goal its stack is refreshed, so that it records the
+// version reached.
+func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport) {
+	if r.halted() {
+		return // stopped between the cluster's assessment and its turn: left untouched
+	}
+	for {
+		live := upgrade.Live{ID: p.ID, Version: p.Running}
+		if len(p.Steps) == 0 {
+			r.atGoal(ctx, c, rep)
+			return
+		}
+		h, err := c.Cloud.Health(ctx, live)
+		if err != nil {
+			r.fail(c, rep, nil, fmt.Sprintf("read the cluster: %v", err))
+			return
+		}
+		switch h.Phase {
+		case upgrade.Broken:
+			r.fail(c, rep, nil, fmt.Sprintf("the cloud reports it %s", h.State))
+			return
+		case upgrade.Moving:
+			// A step an earlier run sent is still under way: wait for it, never send it again.
+			if !r.resume(ctx, c, live, rep) {
+				return
+			}
+		default:
+			if !r.step(ctx, c, p, rep) {
+				return
+			}
+		}
+		if r.halted() {
+			rep.Outcome = Stopped
+			if rep.Reason == "" {
+				rep.Reason = "the rollout stopped: " + r.halt.why
+			}
+			return
+		}
+		p = upgrade.AssessOne(ctx, c)
+		if !r.clear(c, p, rep) {
+			return
+		}
+	}
+}
+
+// step takes the next step of p: the manifest written, the stack deployed, the wait until the
+// cluster is healthy at the step's version.
+func (r *run) step(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport) bool {
+	next := p.Steps[0]
+	s := Step{From: p.Running, To: next.To, Start: time.Now()}
+	r.say("%s: %s → %s", c.Name, s.From, s.To)
+	if err := r.stacks.Write(c, next.To, p.Target); err != nil {
+		r.fail(c, rep, &s, fmt.Sprintf("write %s: %v", c.File, err))
+		return false
+	}
+	err := r.stacks.Up(ctx, c)
+	if err != nil {
+		r.failStep(c, rep, &s, p.Target, fmt.Sprintf("up: %v", err))
+		return false
+	}
+	r.say("%s: deployed; waiting for the cloud to report it at %s", c.Name, next.To)
+	if why := r.wait(ctx, c, upgrade.Live{ID: p.ID, Version: p.Running}, next.To); why != "" {
+		r.failStep(c, rep, &s, p.Target, why)
+		return false
+	}
+	s.End, s.Outcome = time.Now(), StepDone
+	rep.Steps, rep.Running = append(rep.Steps, s), next.To
+	r.say("%s: at %s, every node ready (%s)", c.Name, next.To, s.End.Sub(s.Start).Round(time.Second))
+	return true
+}
+
+// resume waits for an upgrade an earlier run sent to end, and records it as this run's step.
+func (r *run) resume(ctx context.Context, c upgrade.Cluster, live upgrade.Live, rep *ClusterReport) bool {
+	s := Step{From: live.Version, Start: time.Now()}
+	r.say("%s: an upgrade is under way: waiting for it, not sending it again", c.Name)
+	if why := r.wait(ctx, c, live, ""); why != "" {
+		r.fail(c, rep, &s, why)
+		return false
+	}
+	h, err := c.Cloud.Health(ctx, live)
+	if err != nil {
+		r.fail(c, rep, &s, fmt.Sprintf("read the cluster: %v", err))
+		return false
+	}
+	s.To, s.End, s.Outcome = h.Version, time.Now(), StepResumed
+	if s.To != s.From {
+		rep.Steps = append(rep.Steps, s)
+	}
+	rep.Running = h.Version
+	return true
+}
+
+// atGoal ends the walk of a cluster at its goal: refreshed when this run moved it.
+func (r *run) atGoal(ctx context.Context, c upgrade.Cluster, rep *ClusterReport) {
+	if len(rep.Steps) == 0 {
+		rep.Outcome = AtGoal
+		return
+	}
+	err := r.stacks.Refresh(ctx, c)
+	if err != nil {
+		r.fail(c, rep, nil, fmt.Sprintf("refresh its stack at %s: %v", rep.Running, err))
+		return
+	}
+	rep.Outcome = Reached
+}
+
+// failStep stops the rollout at a failed step s of c and writes the manifest back to the
+// version the step started from, so that the manifest names what the cluster runs (a failed
+// upgrade leaves the cluster where it was) and keeps goal for the run that goes on.
+func (r *run) failStep(c upgrade.Cluster, rep *ClusterReport, s *Step, goal, why string) {
+	if err := r.stacks.Write(c, s.From, goal); err != nil {
+		why += fmt.Sprintf("; and %s still names %s: %v", c.File, s.To, err)
+	}
+	r.fail(c, rep, s, why)
+}
+
+// fail stops the rollout at cluster c: its step s (when one was under way) failed for why.
+func (r *run) fail(c upgrade.Cluster, rep *ClusterReport, s *Step, why string) {
+	if s != nil {
+		s.End, s.Outcome, s.Error = time.Now(), StepFailed, why
+		rep.Steps = append(rep.Steps, *s)
+	}
+	rep.Outcome, rep.Reason = Stopped, why
+	r.halt.set(Failed, c.Name, fmt.Sprintf("%s (%s): %s", c.Name, c.File, why))
+	r.say("%s: failed: %s", c.Name, why)
+}
+
+// wait polls the cluster until it is healthy at version ("": at whatever version it settles)
+// and tells why not when it is not: the cloud reports it failed, or StepTimeout passed first.
+// Healthy is running, at the version, every node the cloud reports running, and every node the
+// cluster's own API lists Ready at the version's minor where that API answers from here.
+func (r *run) wait(ctx context.Context, c upgrade.Cluster, live upgrade.Live, version string) string {
+	deadline := time.Now().Add(r.opts.StepTimeout)
+	var kube nodes
+	last := ""
+	for {
+		h, err := c.Cloud.Health(ctx, live)
+		switch {
+		case ctx.Err() != nil:
+			return "interrupted"
+		case err != nil:
+			last = err.Error()
+		case h.Phase == upgrade.Broken:
+			return fmt.Sprintf("the cloud reports the cluster %s at %s", h.State, h.Version)
+		case h.Phase == upgrade.Settled && (version == "" || h.Version == version) && h.NodesReady == h.Nodes:
+			ready, why := kube.ready(ctx, c, live, h.Version)
+			if ready {
+				return ""
+			}
+			last = why
+		default:
+			last = fmt.Sprintf("%s at %s, %d of %d nodes running", h.State, h.Version, h.NodesReady, h.Nodes)
+		}
+		if r.opts.StepTimeout > 0 && time.Now().After(deadline) {
+			return fmt.Sprintf("not healthy within %s (%s)", r.opts.StepTimeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return "interrupted"
+		case <-time.After(r.opts.Poll):
+		}
+	}
+}
+
+// nodes is what a wait knows of the cluster's own API: how to list it, or that it did not answer
+// from here, after which the cloud's node states are taken for the rest of the wait (each ask
+// of an address that does not answer would cost the wait its timeout).
+type nodes struct {
+	list upgrade.Lister
+	down bool
+}
+
+// ready asks the cluster's own API whether every node is Ready at version; where that API cannot
+// be reached from here, the cloud's node states (already running) are taken.
+func (n *nodes) ready(ctx context.Context, c upgrade.Cluster, live upgrade.Live, version string) (bool, string) {
+	if n.down {
+		return true, ""
+	}
+	if n.list == nil {
+		l, err := c.Cloud.Objects(ctx, live)
+		if err != nil {
+			n.down = true
+			return true, ""
+		}
+		n.list = l
+	}
+	total, ready, err := upgrade.NodesReady(ctx, n.list, version)
+	if err != nil {
+		n.down = true
+		return true, ""
+	}
+	if ready < total {
+		return false, fmt.Sprintf("%d of %d nodes Ready at %s", ready, total, version)
+	}
+	return true, ""
+}
+
+// soak waits opts.Soak after wave w and checks that each of its clusters stayed healthy at what
+// it reached; one that did not stops the rollout.
+func (r *run) soak(ctx context.Context, w upgrade.Wave, reports []ClusterReport) {
+	if r.opts.Soak <= 0 {
+		return
+	}
+	r.say("wave %s: soaking %s", w.Name, r.opts.Soak)
+	select {
+	case <-ctx.Done():
+		return
+	case <-r.stopping:
+		return
+	case <-time.After(r.opts.Soak):
+	}
+	for i, p := range w.Plans {
+		c, rep := r.byKey[key(p.File, p.Name)], &reports[i]
+		h, err := c.Cloud.Health(ctx, upgrade.Live{ID: p.ID, Version: rep.Running})
+		if err == nil && h.Phase == upgrade.Settled && h.Version == rep.Running && h.NodesReady == h.Nodes {
+			continue
+		}
+		why := fmt.Sprintf("did not stay healthy through the soak: %s at %s, %d of %d nodes running", h.State, h.Version, h.NodesReady, h.Nodes)
+		if err != nil {
+			why = fmt.Sprintf("could not be read after the soak: %v", err)
+		}
+		r.fail(c, rep, nil, why)
+		return
+	}
+}
