@@ -48,10 +48,10 @@ func UpgradeRunPlan(w io.Writer, waves []upgrade.Wave) {
 		}
 	}
 	if stop != "" {
-		fmt.Fprintf(w, "%d steps, then the run stops at %s; nothing changed (--dry-run)\n", n, stop)
+		fmt.Fprintf(w, "%d %s, then the run stops at %s; nothing changed (--dry-run)\n", n, plural(n, "step", "steps"), stop)
 		return
 	}
-	fmt.Fprintf(w, "%d steps; nothing changed (--dry-run)\n", n)
+	fmt.Fprintf(w, "%d %s; nothing changed (--dry-run)\n", n, plural(n, "step", "steps"))
 }
 
 // UpgradeRunSummary prints a rollout's clusters, what stopped it and its totals.
