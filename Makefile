@@ -190,6 +190,7 @@ bench:
 	bash bench/takeover.sh
 	bash bench/deploy.sh
 	bash bench/statusdrift.sh
+	bash bench/upgrade.sh
 
 # The API under a portal's load (issue 63): BenchmarkTwoHundredConcurrentClients in
 # pkg/serve/bench_test.go, on an SQLite file and a throwaway PostgreSQL (internal/testing/pgtest)

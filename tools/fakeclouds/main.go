@@ -49,6 +49,9 @@ type served struct {
 	// prices are the repository's table of the cloud's sizes (the driver's), which its sizes API
 	// answers with, as the sandbox's does.
 	prices map[string]float64
+	// upgradeTime is -upgrade-time: how long a Kubernetes upgrade takes where the cloud reports
+	// one under way (bench/upgrade.sh).
+	upgradeTime *time.Duration
 }
 
 func main() {
@@ -69,6 +72,10 @@ func main() {
 		all = append(all, c)
 	}
 	anyToken := flag.String("token", "", "the token every cloud without its own -<cloud>-token accepts")
+	upgradeTime := flag.Duration("upgrade-time", 0, "how long each Kubernetes upgrade takes, where the cloud reports one under way (0: at once)")
+	for _, c := range all {
+		c.upgradeTime = upgradeTime
+	}
 	env := flag.String("env", "", "the file to write each cloud's API URL variable to, as KEY=VALUE lines")
 	requests := flag.String("requests", "", "the file to append one line to for every request a cloud answers: unix time, cloud, method, status, path with its query, and the User-Agent's first word, which is clusterplane for its own requests (bench/takeover.sh counts them)")
 	seeded := flag.Int("seed", 0, "clusters to create in each cloud before serving, each with one more pool, as the clouds' own tools would (bench/discover.sh)")
@@ -175,6 +182,9 @@ func logRequests(path string, all []*served) error {
 func ready(s fakecloud.TB, c *served, examples bool) {
 	if c.SetPrices != nil {
 		c.SetPrices(c.cloud, c.prices)
+	}
+	if c.SetUpgradeTime != nil && c.upgradeTime != nil {
+		c.SetUpgradeTime(c.cloud, *c.upgradeTime)
 	}
 	loaded := false
 	if path := *c.state; path != "" {
