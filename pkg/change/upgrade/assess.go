@@ -34,6 +34,9 @@ type Cluster struct {
 	ID, Note string
 	// Cloud asks the cluster's cloud; nil when the manifest's kind has no cloud to ask.
 	Cloud Cloud
+	// Window is the manifest's maintenance window (its cloud's default when it writes none), nil
+	// for a cloud without them.
+	Window *Window
 }
 
 // Target is the version the cluster is headed for: the goal annotation, else the version field.

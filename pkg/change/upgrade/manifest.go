@@ -24,7 +24,7 @@ func ClusterOf(file, kind string, target proto.Message) (Cluster, bool) {
 	md := protofield.At(t, kindfield.TargetMetadata)
 	return Cluster{File: file, Kind: kind, Name: text(md, sharedv1.CloudResourceMetadataFieldName), Env: text(md, sharedv1.CloudResourceMetadataFieldEnv),
 		Goal: protofield.MapValue(md, sharedv1.CloudResourceMetadataFieldAnnotations, GoalAnnotation), ClusterName: text(spec, kindfield.SpecClusterName),
-		Region: text(spec, kindfield.SpecRegion), Version: text(spec, kindfield.SpecKubernetesVersion)}, true
+		Region: text(spec, kindfield.SpecRegion), Version: text(spec, kindfield.SpecKubernetesVersion), Window: windowOf(spec)}, true
 }
 
 // text is m's string or enum field of the JSON name, as a manifest writes it, "" when none.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 )
@@ -98,5 +99,32 @@ func TestAStepIsWrittenIntoTheFileWholeKeepingItsModeAndComments(t *testing.T) {
 	data, _ = os.ReadFile(path)
 	if string(data) != strings.Replace(text, "1.31.9-do.2", "1.33.1-do.0", 1) {
 		t.Errorf("at the goal the file is:\n%s", data)
+	}
+}
+
+func TestAMaintenanceWindowIsOpenForFourHoursFromItsStartOnItsDay(t *testing.T) {
+	// 2026-11-29 is a Sunday.
+	at := func(day, hour, minute int) time.Time { return time.Date(2026, 11, day, hour, minute, 0, 0, time.UTC) }
+	cases := []struct {
+		name   string
+		window upgrade.Window
+		now    time.Time
+		open   bool
+		next   time.Time
+	}{
+		{"inside Sunday's window", upgrade.Window{Day: "sunday", Start: "03:00"}, at(29, 5, 0), true, at(29, 3, 0)},
+		{"before Sunday's window", upgrade.Window{Day: "sunday", Start: "03:00"}, at(29, 2, 59), false, at(29, 3, 0)},
+		{"after Sunday's window: next Sunday", upgrade.Window{Day: "sunday", Start: "03:00"}, at(29, 7, 0), false, at(29, 3, 0).AddDate(0, 0, 7)},
+		{"any day: tomorrow's", upgrade.Window{Day: "any", Start: "00:00"}, at(30, 4, 0), false, at(30, 0, 0).AddDate(0, 0, 1)},
+		{"a window open across midnight", upgrade.Window{Day: "monday", Start: "22:00"}, time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC), true, at(30, 22, 0)},
+	}
+	for _, tc := range cases {
+		open, next, err := tc.window.Opens(tc.now)
+		if err != nil || open != tc.open || !next.Equal(tc.next) {
+			t.Errorf("%s: open %v at %s (%v), want %v at %s", tc.name, open, next, err, tc.open, tc.next)
+		}
+	}
+	if _, _, err := (upgrade.Window{Day: "someday", Start: "03:00"}).Opens(at(29, 0, 0)); err == nil {
+		t.Error("a window on no day opens")
 	}
 }

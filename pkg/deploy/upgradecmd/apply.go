@@ -59,6 +59,7 @@ upgrade apply exits 3 when a blocked cluster stopped it, 1 when a step failed.`,
 	fl.DurationVar(&o.opts.StepTimeout, "step-timeout", time.Hour, "how long a step may take to end healthy")
 	fl.DurationVar(&o.opts.Poll, "poll", 10*time.Second, "how often the cloud is asked while a step runs")
 	fl.BoolVar(&o.opts.AllowUnchecked, "allow-unchecked-apis", false, "let through a step whose removed APIs cannot be checked from here")
+	fl.BoolVar(&o.opts.InWindow, "in-maintenance-window", false, "start each step only while its cluster's maintenance window is open")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print the waves and steps a run would take, changing nothing")
 	fl.StringVar(&o.reportFile, "report-file", "", "write what the rollout did to FILE: .json, .csv or .md")
 	fl.StringVar(&o.secretsProvider, "secrets-provider", "", "the secrets provider of a new stack (as up's)")

@@ -3,6 +3,7 @@ package upgradeplan_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -71,7 +72,12 @@ func TestAClusterManifestIsReadWithItsGoalAndTheCloudToAsk(t *testing.T) {
 		{name: "a DigitalOcean cluster with a token in the environment", text: upgradeDOCluster, input: &docluster.DigitalOceanKubernetesClusterStackInput{},
 			env: map[string]string{"DIGITALOCEAN_TOKEN": "dop_v1_" + strings.Repeat("a", 64)}, planned: true,
 			want: upgrade.Cluster{Kind: "DigitalOceanKubernetesCluster", Name: "dev", Env: "staging", ClusterName: "dev-fra1",
-				Region: "fra1", Version: "1.31.1-do.5", Goal: "1.33.1-do.0"}},
+				Region: "fra1", Version: "1.31.1-do.5", Goal: "1.33.1-do.0", Window: &upgrade.Window{Day: "any", Start: "00:00"}}},
+		{name: "a DigitalOcean cluster with its maintenance window", text: upgradeDOCluster + "  maintenanceWindow: {day: sunday, startTime: \"03:00\"}\n",
+			input: &docluster.DigitalOceanKubernetesClusterStackInput{},
+			env:   map[string]string{"DIGITALOCEAN_TOKEN": "dop_v1_" + strings.Repeat("a", 64)}, planned: true,
+			want: upgrade.Cluster{Kind: "DigitalOceanKubernetesCluster", Name: "dev", Env: "staging", ClusterName: "dev-fra1",
+				Region: "fra1", Version: "1.31.1-do.5", Goal: "1.33.1-do.0", Window: &upgrade.Window{Day: "sunday", Start: "03:00"}}},
 		{name: "a Civo cluster without a token", text: upgradeCivoCluster, input: &civocluster.CivoKubernetesClusterStackInput{},
 			env: map[string]string{"CIVO_TOKEN": ""}, planned: true,
 			want: upgrade.Cluster{Kind: "CivoKubernetesCluster", Name: "dev", ClusterName: "dev-lon1", Region: "lon1",
@@ -101,7 +107,7 @@ func TestAClusterManifestIsReadWithItsGoalAndTheCloudToAsk(t *testing.T) {
 			c := clusters[0]
 			cloud := c.Cloud
 			c.Cloud, tt.want.File = nil, file
-			if c != tt.want {
+			if !reflect.DeepEqual(c, tt.want) {
 				t.Errorf("read %+v\nwant %+v", c, tt.want)
 			}
 			no, isNo := cloud.(upgrade.NoCloud)

@@ -29,6 +29,10 @@ type Options struct {
 	// AllowUnchecked lets a step through whose removed APIs could not be checked (the cluster's
 	// API does not answer from here): the report names each.
 	AllowUnchecked bool
+	// InWindow makes each step wait for its cluster's maintenance window to be open
+	// (--in-maintenance-window); Now is the clock it is read by (time.Now when nil).
+	InWindow bool
+	Now      func() time.Time
 }
 
 // Stacks is how a rollout changes a cluster, given by the caller: the manifest's file and the

@@ -384,3 +384,32 @@ func TestARolloutExitsByWhatStoppedIt(t *testing.T) {
 		t.Errorf("a dry run that stops nowhere exits %d, want 0", got)
 	}
 }
+
+// Promise: upgrade-apply-maintenance-window
+func TestWithTheWindowFlagAStepWaitsForItsClustersWindowToOpen(t *testing.T) {
+	f := newFleet(1)
+	c := f.add("dev-0", "dev", "1.31.9-do.2", "1.32.2-do.0")
+	// A clock that reads 30 ms before the window (any day at 03:00 UTC) opens.
+	start := time.Now()
+	opens := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	c.Window = &upgrade.Window{Day: "any", Start: "03:00"}
+	opts := quick
+	opts.InWindow = true
+	opts.Now = func() time.Time { return opens.Add(-30*time.Millisecond + time.Since(start)) }
+	r := upgraderun.Run(context.Background(), nil, []upgrade.Cluster{c}, opts, f.stacks())
+	if r.Stop != upgraderun.NotStopped || len(f.sent) != 1 {
+		t.Fatalf("stop %q %q, sent %v", r.Stop, r.StopWhy, f.sent)
+	}
+	if sent := r.Waves[0].Clusters[0].Steps[0].Start.Sub(start); sent < 30*time.Millisecond {
+		t.Errorf("the step started %s into the run, before its window opened (30ms)", sent)
+	}
+	// Without the flag it starts at once.
+	f = newFleet(1)
+	c = f.add("dev-0", "dev", "1.31.9-do.2", "1.32.2-do.0")
+	c.Window = &upgrade.Window{Day: "any", Start: "03:00"}
+	opts.InWindow = false
+	opts.Now = func() time.Time { return opens.Add(-time.Hour) }
+	if r := upgraderun.Run(context.Background(), nil, []upgrade.Cluster{c}, opts, f.stacks()); r.Stop != upgraderun.NotStopped || len(f.sent) != 1 {
+		t.Errorf("without the flag: stop %q, sent %v", r.Stop, f.sent)
+	}
+}

@@ -37,6 +37,11 @@ func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 				return
 			}
 		default:
+			if waited, ok := r.window(ctx, c, rep); !ok {
+				return
+			} else if waited {
+				break // the cluster may have moved meanwhile: assessed again below
+			}
 			if !r.step(ctx, c, p, rep) {
 				return
 			}
@@ -79,6 +84,41 @@ func (r *run) step(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 	rep.Steps, rep.Running = append(rep.Steps, s), next.To
 	r.say("%s: at %s, every node ready (%s)", c.Name, next.To, s.End.Sub(s.Start).Round(time.Second))
 	return true
+}
+
+// window waits, with InWindow, until cluster c's maintenance window is open; it tells whether it
+// waited, and whether the walk goes on (not when the rollout stopped meanwhile or the window
+// cannot be read).
+func (r *run) window(ctx context.Context, c upgrade.Cluster, rep *ClusterReport) (waited, ok bool) {
+	if !r.opts.InWindow || c.Window == nil {
+		return false, true
+	}
+	now := time.Now
+	if r.opts.Now != nil {
+		now = r.opts.Now
+	}
+	open, at, err := c.Window.Opens(now())
+	switch {
+	case err != nil:
+		r.fail(c, rep, nil, err.Error())
+		return false, false
+	case open:
+		return false, true
+	}
+	r.say("%s: waiting for its maintenance window (%s %s UTC), which opens %s", c.Name, c.Window.Day, c.Window.Start, at.Format(time.RFC3339))
+	select {
+	case <-ctx.Done():
+	case <-r.stopping:
+	case <-time.After(at.Sub(now())):
+		return true, true
+	}
+	if len(rep.Steps) == 0 {
+		rep.Outcome = Untouched
+	} else {
+		rep.Outcome = Stopped
+	}
+	r.halted()
+	return false, false
 }
 
 // resume waits for an upgrade an earlier run sent to end, and records it as this run's step.
