@@ -139,7 +139,13 @@ func (e *env) killedMidDrain(file string) {
 // the test waits for it; what names that place in the test's failure.
 func (e *env) killedWhen(file, what string, reached func(out string) bool, linger time.Duration) {
 	e.t.Helper()
-	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), "up", file, "--yes")
+	e.killedDuring([]string{"up", file, "--yes"}, what, reached, linger)
+}
+
+// killedDuring is killedWhen of any clusterplane command line args.
+func (e *env) killedDuring(args []string, what string, reached func(out string) bool, linger time.Duration) {
+	e.t.Helper()
+	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), args...)
 	cmd.Dir = e.dir
 	cmd.Env = e.vars
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -154,22 +160,22 @@ func (e *env) killedWhen(file, what string, reached func(out string) bool, linge
 	for deadline := time.Now().Add(3 * time.Minute); !reached(out.String()); {
 		select {
 		case <-ended:
-			e.t.Fatalf("the up ended (%v) before %s:\n%s", cmd.ProcessState, what, out.String())
+			e.t.Fatalf("clusterplane %s ended (%v) before %s:\n%s", args[0], cmd.ProcessState, what, out.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-ended
-			e.t.Fatalf("not %s 3 minutes into the up:\n%s", what, out.String())
+			e.t.Fatalf("not %s 3 minutes into clusterplane %s:\n%s", what, args[0], out.String())
 		}
 	}
 	time.Sleep(linger)
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		e.t.Fatalf("kill the up's process group: %v", err)
+		e.t.Fatalf("kill clusterplane %s's process group: %v", args[0], err)
 	}
 	<-ended
 	if status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !status.Signaled() {
-		e.t.Fatalf("the up ended before it was killed (%v):\n%s", cmd.ProcessState, out.String())
+		e.t.Fatalf("clusterplane %s ended before it was killed (%v):\n%s", args[0], cmd.ProcessState, out.String())
 	}
 }
 

@@ -5,10 +5,8 @@ package e2e_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -71,7 +69,8 @@ func TestUpgradeApplyStopsAtAFailedUpgradeAndTheSameCommandFinishesTheFleetOnce(
 
 	// Fixed, then run again and killed while a step is under way; then the same command again.
 	e.do.FailUpgrades("staging-a", false)
-	e.killedWhileWaiting(apply)
+	e.killedDuring(apply, "waiting for a step it deployed", func(out string) bool { return strings.Contains(out, "waiting for the cloud") }, 0)
+	e.assertNothingRuns("after upgrade apply was killed")
 	r, code = e.clusterplane(apply...)
 	if code != 0 {
 		t.Fatalf("upgrade apply after the fix = %d: %s", code, r)
@@ -102,41 +101,6 @@ func TestUpgradeApplyStopsAtAFailedUpgradeAndTheSameCommandFinishesTheFleetOnce(
 	if r, code := e.clusterplane("drift", "fleet", "--deep"); code != 0 {
 		t.Errorf("drift after the rollout = %d: %s", code, r)
 	}
-}
-
-// killedWhileWaiting runs clusterplane with args and kills its process group (kill -9) once it
-// waits for a step it deployed, so that the step is under way in the cloud.
-func (e *env) killedWhileWaiting(args []string) {
-	e.t.Helper()
-	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), args...)
-	cmd.Dir = e.dir
-	cmd.Env = e.vars
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	ended := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(ended) }()
-	defer func() { e.log(out.String()) }()
-	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(out.String(), "waiting for the cloud"); {
-		select {
-		case <-ended:
-			e.t.Fatalf("upgrade apply ended (%v) before it waited for a step:\n%s", cmd.ProcessState, out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-ended
-			e.t.Fatalf("upgrade apply did not wait for a step in 3 minutes:\n%s", out.String())
-		}
-	}
-	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		e.t.Fatalf("kill upgrade apply: %v", err)
-	}
-	<-ended
-	e.assertNothingRuns("after upgrade apply was killed")
 }
 
 func TestUpgradeApplyTakesACivoFleetOneStepEachClusterOnce(t *testing.T) {
