@@ -110,26 +110,13 @@ func (r *run) halted() bool {
 }
 
 // wave upgrades the wave's clusters, up to Parallel at once, in the wave's order: a cluster is
-// assessed before it is handed on, so that a blocked one stops the wave before any cluster after
-// it starts.
+// assessed when a place is free for it, and before it starts, so that it starts from what it
+// runs then and a blocked one stops the wave before any cluster after it starts.
 func (r *run) wave(ctx context.Context, w upgrade.Wave, reports []ClusterReport) {
-	type job struct {
-		c   upgrade.Cluster
-		p   upgrade.Assessment
-		rep *ClusterReport
-	}
-	jobs := make(chan job)
+	places := make(chan struct{}, r.opts.Parallel)
 	var wg sync.WaitGroup
-	for range r.opts.Parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				r.walk(ctx, j.c, j.p, j.rep)
-			}
-		}()
-	}
 	for i, planned := range w.Plans {
+		places <- struct{}{}
 		if r.halted() {
 			break
 		}
@@ -138,9 +125,12 @@ func (r *run) wave(ctx context.Context, w upgrade.Wave, reports []ClusterReport)
 		if !r.clear(c, p, &reports[i]) {
 			break
 		}
-		jobs <- job{c, p, &reports[i]}
+		wg.Add(1)
+		go func(rep *ClusterReport) {
+			defer func() { <-places; wg.Done() }()
+			r.walk(ctx, c, p, rep)
+		}(&reports[i])
 	}
-	close(jobs)
 	wg.Wait()
 }
 

@@ -413,3 +413,21 @@ func TestWithTheWindowFlagAStepWaitsForItsClustersWindowToOpen(t *testing.T) {
 		t.Errorf("without the flag: stop %q, sent %v", r.Stop, f.sent)
 	}
 }
+
+func TestAClusterAtItsGoalIsLeftAloneAndItsManifestMadeToNameIt(t *testing.T) {
+	f := newFleet(1)
+	at := f.add("dev-0", "dev", "1.33.1-do.0", "1.33.1-do.0")
+	// Upgraded outside clusterplane: the cloud runs the goal, the manifest names an older version.
+	behind := f.add("dev-1", "dev", "1.33.1-do.0", "1.33.1-do.0")
+	behind.Version, f.manifests["dev-1"] = "1.31.9-do.2", "1.31.9-do.2"
+	r := upgraderun.Run(context.Background(), nil, []upgrade.Cluster{at, behind}, quick, f.stacks())
+	if r.Stop != upgraderun.NotStopped || len(f.sent) != 0 {
+		t.Fatalf("stop %q %q, sent %v", r.Stop, r.StopWhy, f.sent)
+	}
+	if got := outcomes(r); got["dev-0"] != upgraderun.AtGoal || got["dev-1"] != upgraderun.AtGoal {
+		t.Errorf("outcomes %v", got)
+	}
+	if f.manifests["dev-1"] != "1.33.1-do.0" || !reflect.DeepEqual(f.refreshed, []string{"dev-1"}) {
+		t.Errorf("dev-1's manifest says %s, refreshed %v: want the goal written and only its stack refreshed", f.manifests["dev-1"], f.refreshed)
+	}
+}

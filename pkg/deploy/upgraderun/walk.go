@@ -19,7 +19,7 @@ func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 	for {
 		live := upgrade.Live{ID: p.ID, Version: p.Running}
 		if len(p.Steps) == 0 {
-			r.atGoal(ctx, c, rep)
+			r.atGoal(ctx, c, p, rep)
 			return
 		}
 		h, err := c.Cloud.Health(ctx, live)
@@ -142,18 +142,26 @@ func (r *run) resume(ctx context.Context, c upgrade.Cluster, live upgrade.Live, 
 	return true
 }
 
-// atGoal ends the walk of a cluster at its goal: refreshed when this run moved it.
-func (r *run) atGoal(ctx context.Context, c upgrade.Cluster, rep *ClusterReport) {
-	if len(rep.Steps) == 0 {
+// atGoal ends the walk of a cluster at its goal: its manifest names the goal (a manifest that
+// named another version, the cluster upgraded elsewhere, is written), and its stack is
+// refreshed when this run moved the cluster or wrote the manifest, so that it records what runs.
+func (r *run) atGoal(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport) {
+	if err := r.stacks.Write(c, p.Target, p.Target); err != nil {
+		r.fail(c, rep, nil, fmt.Sprintf("write %s: %v", c.File, err))
+		return
+	}
+	if len(rep.Steps) == 0 && c.Version == p.Target {
 		rep.Outcome = AtGoal
 		return
 	}
-	err := r.stacks.Refresh(ctx, c)
-	if err != nil {
+	if err := r.stacks.Refresh(ctx, c); err != nil {
 		r.fail(c, rep, nil, fmt.Sprintf("refresh its stack at %s: %v", rep.Running, err))
 		return
 	}
 	rep.Outcome = Reached
+	if len(rep.Steps) == 0 {
+		rep.Outcome, rep.Reason = AtGoal, fmt.Sprintf("its manifest said %s: written %s", c.Version, p.Target)
+	}
 }
 
 // failStep stops the rollout at a failed step s of c and writes the manifest back to the
