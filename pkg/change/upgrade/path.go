@@ -57,7 +57,7 @@ func Path(running, goal string, offer Offer) (steps []Step, blockers []string) {
 	if less, ok := kubeversion.Less(target, running); !ok {
 		return nil, []string{fmt.Sprintf("cannot compare the versions %s and %s", running, target)}
 	} else if less {
-		return nil, []string{fmt.Sprintf("the manifest's %s is older than the running %s: Kubernetes clusters are never downgraded", target, running)}
+		return nil, []string{fmt.Sprintf("the goal %s is older than the running %s: Kubernetes clusters are never downgraded", target, running)}
 	}
 	if !slices.Contains(offer.Versions, target) {
 		return nil, []string{fmt.Sprintf("the cloud does not offer %s (it offers %s)", target, strings.Join(offer.Versions, ", "))}

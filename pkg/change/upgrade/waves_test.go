@@ -128,3 +128,30 @@ func TestAMaintenanceWindowIsOpenForFourHoursFromItsStartOnItsDay(t *testing.T) 
 		t.Error("a window on no day opens")
 	}
 }
+
+// Promise: upgrade-apply-unwritable-manifest-refused
+func TestAManifestWhoseGoalCannotBeWrittenIsNotWritable(t *testing.T) {
+	head := "apiVersion: digitalocean.clusterplane.dev/v1\nkind: DigitalOceanKubernetesCluster\nmetadata:\n  name: shop\n"
+	spec := "spec:\n  clusterName: shop\n  region: fra1\n  kubernetesVersion: 1.31.9-do.2\n"
+	cases := []struct {
+		name, text, want string
+	}{
+		{"annotations in block style", head + "  annotations:\n    team: shop\n" + spec, ""},
+		{"no annotations", head + spec, ""},
+		{"annotations in flow style", head + "  annotations: {clusterplane.dev/upgrade-to: \"1.33.1-do.0\", team: shop}\n" + spec, "by hand"},
+		{"no version to set", head + "spec:\n  clusterName: shop\n", "no spec.kubernetesVersion"},
+	}
+	for _, tc := range cases {
+		path := filepath.Join(t.TempDir(), "shop.yaml")
+		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := upgrade.Writable(upgrade.Cluster{File: path, Kind: "DigitalOceanKubernetesCluster", Name: "shop", Version: "1.31.9-do.2", Goal: "1.33.1-do.0"})
+		if (tc.want == "") != (err == nil) || (err != nil && (!strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path))) {
+			t.Errorf("%s: %v, want %q naming the file", tc.name, err, tc.want)
+		}
+		if data, _ := os.ReadFile(path); string(data) != tc.text {
+			t.Errorf("%s: the check changed the file", tc.name)
+		}
+	}
+}

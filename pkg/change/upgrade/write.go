@@ -314,3 +314,23 @@ func WriteFile(c Cluster, next, goal string) error {
 	}
 	return errors.Wrapf(os.Chmod(c.File, info.Mode().Perm()), "keep the mode of %s", c.File)
 }
+
+// Writable tells whether cluster c's manifest can be walked to its goal (Target): each step
+// written (the version line, and the goal annotation added or set) and the goal reached (the
+// annotation removed). upgrade apply asks it of every manifest before any cluster is touched, so
+// that a manifest it cannot edit (its annotations in flow style) stops nothing half way.
+func Writable(c Cluster) error {
+	goal := c.Target()
+	if goal == "" {
+		return nil
+	}
+	data, err := os.ReadFile(c.File)
+	if err != nil {
+		return errors.Wrapf(err, "read %s", c.File)
+	}
+	if _, err := Write(data, c.Kind, c.Name, c.Version+"-next", goal); err != nil {
+		return errors.Wrapf(err, "%s", c.File)
+	}
+	_, err = Write(data, c.Kind, c.Name, goal, goal)
+	return errors.Wrapf(err, "%s", c.File)
+}

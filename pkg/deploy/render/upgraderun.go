@@ -57,10 +57,10 @@ func UpgradeRunPlan(w io.Writer, waves []upgrade.Wave) {
 // UpgradeRunSummary prints a rollout's clusters, what stopped it and its totals.
 func UpgradeRunSummary(w io.Writer, r upgraderun.Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WAVE\tCLUSTER\tFILE\tFROM\tRUNNING\tGOAL\tSTEPS\tOUTCOME")
+	fmt.Fprintln(tw, "WAVE\tCLUSTER\tFILE\tFROM\tRUNNING\tGOAL\tSTEPS TAKEN\tOUTCOME")
 	for _, wave := range r.Waves {
 		for _, c := range wave.Clusters {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", wave.Name, c.Name, c.File, dash(c.From), dash(c.Running), c.Goal, len(c.Steps), c.Outcome)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", wave.Name, c.Name, c.File, dash(c.From), dash(c.Running), c.Goal, c.Taken(), c.Outcome)
 		}
 	}
 	_ = tw.Flush()
@@ -79,8 +79,8 @@ func UpgradeRunSummary(w io.Writer, r upgraderun.Report) {
 	for _, u := range r.Unchecked {
 		fmt.Fprintf(w, "let through with its removed APIs unchecked (--allow-unchecked-apis): %s\n", u)
 	}
-	fmt.Fprintf(w, "%d of %d clusters at their goal, %d stopped, %d untouched; %d steps in %s\n",
-		done, total, total-done-untouched, untouched, steps, r.Ended.Sub(r.Started).Round(time.Second))
+	fmt.Fprintf(w, "%d of %d clusters at their goal, %d stopped, %d untouched; %d %s taken in %s\n",
+		done, total, total-done-untouched, untouched, steps, plural(steps, "step", "steps"), r.Ended.Sub(r.Started).Round(time.Second))
 }
 
 // UpgradeRunFile is a rollout's report as --report-file writes it, by the file's extension:

@@ -2,6 +2,8 @@ package upgradecmd
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/deploy/upgraderun"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/spf13/cobra"
 )
 
@@ -68,13 +71,19 @@ upgrade apply exits 3 when a blocked cluster stopped it, 1 when a step failed.`,
 
 func applyRun(o *applyOptions) error {
 	env := o.env
-	env.Redact("") // the redactor is made before any stack runs
 	if err := o.opts.Validate(); err != nil {
 		return err
+	}
+	switch {
+	case o.to != "" && len(kubeversion.Numbers(o.to)) < 2:
+		return fmt.Errorf("--to %s: not a Kubernetes version (e.g. 1.33.1-do.0, 1.31.1-k3s1)", o.to)
+	case o.dryRun && o.reportFile != "":
+		return errors.New("--report-file says what a run did: --dry-run writes none (its steps are on standard output)")
 	}
 	if _, err := render.UpgradeRunFile(o.reportFile, upgraderun.Report{}); o.reportFile != "" && err != nil {
 		return err
 	}
+	env.Redact("") // the redactor is made before any stack runs
 	targets, err := env.Targets(o.files)
 	if err != nil {
 		return err

@@ -32,3 +32,19 @@ func TestUpgradePlansFlagsMakeItsOptionsWithoutAskingACloud(t *testing.T) {
 		t.Errorf("something ran: %s%s", stdout.String(), stderr.String())
 	}
 }
+
+func TestApplyRefusesAGoalThatIsNoVersionAndADryRunReportBeforeReadingAFile(t *testing.T) {
+	for _, args := range []string{"apply fleet --to banana", "apply fleet --dry-run --report-file r.json", "apply fleet --parallel 0"} {
+		var stdout, stderr bytes.Buffer
+		// No Targets: a command that read its files would panic.
+		cmd := New(Env{Stdout: &stdout, Stderr: &stderr})
+		cmd.SetArgs(strings.Fields(args))
+		cmd.SetOut(&stderr)
+		cmd.SetErr(&stderr)
+		if err := cmd.Execute(); err == nil {
+			t.Errorf("%s: no error", args)
+		} else if flag := strings.Fields(args)[2]; !strings.Contains(err.Error(), strings.TrimPrefix(flag, "--")) {
+			t.Errorf("%s: %v, want it to name the flag", args, err)
+		}
+	}
+}

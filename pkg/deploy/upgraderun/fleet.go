@@ -2,6 +2,7 @@ package upgraderun
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/pkg/errors"
@@ -36,13 +37,23 @@ func (f Fleet) Clusters(ctx context.Context, targets []deploytarget.Target, path
 	if err != nil {
 		return nil, err
 	}
+	var problems []error
 	for i, c := range clusters {
 		if to != "" {
 			clusters[i].Goal = to
 		}
 		if n, ok := c.Cloud.(upgrade.NoCloud); ok {
-			return nil, errors.Wrapf(n.Err, "%s", c.File)
+			problems = append(problems, errors.Wrapf(n.Err, "%s", c.File))
 		}
+		if err := upgrade.Writable(clusters[i]); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &deploytarget.ProblemsError{Problems: problems}
+	}
+	if pools := len(targets) - len(clusters); pools > 0 && f.Say != nil {
+		f.Say(fmt.Sprintf("node pools left as written: %d (a pool follows its cluster's version)", pools))
 	}
 	upgradeplan.StackClusterIDs(ctx, f.Backend, clusterTargets, clusters)
 	return clusters, nil

@@ -57,7 +57,7 @@ func Run(ctx context.Context, stopping <-chan struct{}, clusters []upgrade.Clust
 			wr.Clusters[j] = newClusterReport(p)
 		}
 		if !r.halted() {
-			r.say("wave %s: %d of %d clusters", w.Name, len(w.Plans), len(clusters))
+			r.say("wave %s: %s", w.Name, clusterCount(len(w.Plans)))
 			r.wave(ctx, w, wr.Clusters)
 			if !r.halted() && i < len(waves)-1 {
 				r.soak(ctx, w, wr.Clusters)
@@ -69,6 +69,14 @@ func Run(ctx context.Context, stopping <-chan struct{}, clusters []upgrade.Clust
 	rep.Unchecked = append(rep.Unchecked, r.unchecked...)
 	rep.Ended = time.Now()
 	return rep
+}
+
+// clusterCount is "1 cluster" or "N clusters".
+func clusterCount(n int) string {
+	if n == 1 {
+		return "1 cluster"
+	}
+	return fmt.Sprintf("%d clusters", n)
 }
 
 func newClusterReport(p upgrade.Assessment) ClusterReport {
@@ -140,11 +148,11 @@ func (r *run) wave(ctx context.Context, w upgrade.Wave, reports []ClusterReport)
 func (r *run) clear(c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport) bool {
 	rep.Running = p.Running
 	if p.Running == "" && p.Target != "" && len(p.Blockers) == 0 {
-		why := "not deployed: deploy it with up first"
+		why := "not deployed"
 		if len(p.Notes) > 0 {
 			why = p.Notes[len(p.Notes)-1]
 		}
-		return r.block(c, rep, why)
+		return r.block(c, rep, why+": deploy it with up first, or leave its file out")
 	}
 	for _, b := range p.Blockers {
 		if b == p.Unchecked && r.opts.AllowUnchecked && len(p.Steps) > 0 {

@@ -139,7 +139,8 @@ const (
 	StepFailed = "failed"
 )
 
-// Done counts the report's clusters that reached or were at their goal.
+// Done counts the report's clusters that reached or were at their goal, and the steps that
+// ended done or resumed.
 func (r Report) Done() (done, total, steps int) {
 	for _, w := range r.Waves {
 		for _, c := range w.Clusters {
@@ -147,14 +148,21 @@ func (r Report) Done() (done, total, steps int) {
 			if c.Outcome == Reached || c.Outcome == AtGoal {
 				done++
 			}
-			for _, s := range c.Steps {
-				if s.Outcome == StepDone || s.Outcome == StepResumed {
-					steps++
-				}
-			}
+			steps += c.Taken()
 		}
 	}
 	return done, total, steps
+}
+
+// Taken counts the cluster's steps that ended done or resumed (a failed one is not taken).
+func (c ClusterReport) Taken() int {
+	n := 0
+	for _, s := range c.Steps {
+		if s.Outcome == StepDone || s.Outcome == StepResumed {
+			n++
+		}
+	}
+	return n
 }
 
 // halt is the first stop of a rollout, shared by its workers.

@@ -431,3 +431,42 @@ func TestAClusterAtItsGoalIsLeftAloneAndItsManifestMadeToNameIt(t *testing.T) {
 		t.Errorf("dev-1's manifest says %s, refreshed %v: want the goal written and only its stack refreshed", f.manifests["dev-1"], f.refreshed)
 	}
 }
+
+func TestAStepStoppedWhileTheCloudMayStillTakeItLeavesTheManifestNamingIt(t *testing.T) {
+	cases := []struct {
+		name string
+		// stop ends the step: a second Ctrl-C (the context ends), or the step's timeout.
+		stop func(cancel context.CancelFunc, opts *upgraderun.Options)
+		want upgraderun.Stop
+	}{
+		{"a second Ctrl-C", func(cancel context.CancelFunc, _ *upgraderun.Options) { cancel() }, upgraderun.Interrupted},
+		{"the step's timeout", func(_ context.CancelFunc, opts *upgraderun.Options) { opts.StepTimeout = 20 * time.Millisecond }, upgraderun.Failed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFleet(1_000_000)
+			c := f.add("dev-0", "dev", "1.31.9-do.2", "1.32.2-do.0")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opts := quick
+			stacks := f.stacks()
+			up := stacks.Up
+			stacks.Up = func(ctx context.Context, c upgrade.Cluster) error {
+				err := up(ctx, c)
+				tc.stop(cancel, &opts)
+				return err
+			}
+			tc.stop(func() {}, &opts) // a timeout is set before the run
+			r := upgraderun.Run(ctx, nil, []upgrade.Cluster{c}, opts, stacks)
+			if r.Stop != tc.want {
+				t.Errorf("stop %q %q, want %q", r.Stop, r.StopWhy, tc.want)
+			}
+			if f.manifests["dev-0"] != "1.32.2-do.0" {
+				t.Errorf("the manifest says %s while the cloud upgrades to 1.32.2-do.0", f.manifests["dev-0"])
+			}
+			if r.ExitCode() != map[upgraderun.Stop]int{upgraderun.Interrupted: 130, upgraderun.Failed: 1}[tc.want] {
+				t.Errorf("exit %d", r.ExitCode())
+			}
+		})
+	}
+}

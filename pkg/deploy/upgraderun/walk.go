@@ -46,18 +46,29 @@ func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 				return
 			}
 		}
-		if r.halted() {
+		if ctx.Err() != nil {
+			r.interrupted(rep)
+			return
+		}
+		p = upgrade.AssessOne(ctx, c)
+		if len(p.Steps) > 0 && r.halted() {
 			rep.Outcome = Stopped
 			if rep.Reason == "" {
 				rep.Reason = "the rollout stopped: " + r.halt.why
 			}
 			return
 		}
-		p = upgrade.AssessOne(ctx, c)
 		if !r.clear(c, p, rep) {
 			return
 		}
 	}
+}
+
+// interrupted ends the walk of a cluster a second Ctrl-C stopped at once: its manifest is left
+// as it is (naming a step the cloud may have taken), for the run that goes on.
+func (r *run) interrupted(rep *ClusterReport) {
+	r.halt.set(Interrupted, "", "interrupted")
+	rep.Outcome, rep.Reason = Stopped, "interrupted"
 }
 
 // step takes the next step of p: the manifest written, the stack deployed, the wait until the
@@ -71,13 +82,20 @@ func (r *run) step(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 		return false
 	}
 	err := r.stacks.Up(ctx, c)
+	if ctx.Err() != nil {
+		r.interrupted(rep)
+		return false
+	}
 	if err != nil {
-		r.failStep(c, rep, &s, p.Target, fmt.Sprintf("up: %v", err))
+		r.failStep(ctx, c, p, rep, &s, fmt.Sprintf("up: %v", err))
 		return false
 	}
 	r.say("%s: deployed; waiting for the cloud to report it at %s", c.Name, next.To)
-	if why := r.wait(ctx, c, upgrade.Live{ID: p.ID, Version: p.Running}, next.To); why != "" {
-		r.failStep(c, rep, &s, p.Target, why)
+	if why := r.wait(ctx, c, upgrade.Live{ID: p.ID, Version: p.Running}, next.To); ctx.Err() != nil {
+		r.interrupted(rep)
+		return false
+	} else if why != "" {
+		r.failStep(ctx, c, p, rep, &s, why)
 		return false
 	}
 	s.End, s.Outcome = time.Now(), StepDone
@@ -125,7 +143,10 @@ func (r *run) window(ctx context.Context, c upgrade.Cluster, rep *ClusterReport)
 func (r *run) resume(ctx context.Context, c upgrade.Cluster, live upgrade.Live, rep *ClusterReport) bool {
 	s := Step{From: live.Version, Start: time.Now()}
 	r.say("%s: an upgrade is under way: waiting for it, not sending it again", c.Name)
-	if why := r.wait(ctx, c, live, ""); why != "" {
+	if why := r.wait(ctx, c, live, ""); ctx.Err() != nil {
+		r.interrupted(rep)
+		return false
+	} else if why != "" {
 		r.fail(c, rep, &s, why)
 		return false
 	}
@@ -164,12 +185,20 @@ func (r *run) atGoal(ctx context.Context, c upgrade.Cluster, p upgrade.Assessmen
 	}
 }
 
-// failStep stops the rollout at a failed step s of c and writes the manifest back to the
-// version the step started from, so that the manifest names what the cluster runs (a failed
-// upgrade leaves the cluster where it was) and keeps goal for the run that goes on.
-func (r *run) failStep(c upgrade.Cluster, rep *ClusterReport, s *Step, goal, why string) {
-	if err := r.stacks.Write(c, s.From, goal); err != nil {
-		why += fmt.Sprintf("; and %s still names %s: %v", c.File, s.To, err)
+// failStep stops the rollout at a failed step s of c (assessed as p). Where the cloud reports the
+// cluster settled or broken at the version the step started from (the deploy failed, or the cloud
+// failed the upgrade and kept the old version), the manifest is written back to that version, so
+// that it names what runs; where the cloud may still take the step (it reports the cluster
+// moving, or cannot be read), the manifest keeps naming the step, for the run that goes on.
+func (r *run) failStep(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport, s *Step, why string) {
+	h, err := c.Cloud.Health(ctx, upgrade.Live{ID: p.ID, Version: p.Running})
+	switch {
+	case err != nil || h.Phase == upgrade.Moving || h.Version != s.From:
+		why += fmt.Sprintf("; %s names %s, which the cloud may still take", c.File, s.To)
+	default:
+		if err := r.stacks.Write(c, s.From, p.Target); err != nil {
+			why += fmt.Sprintf("; and %s still names %s: %v", c.File, s.To, err)
+		}
 	}
 	r.fail(c, rep, s, why)
 }
@@ -258,8 +287,12 @@ func (n *nodes) ready(ctx context.Context, c upgrade.Cluster, live upgrade.Live,
 // soak waits opts.Soak after wave w and checks that each of its clusters stayed healthy at what
 // it reached; one that did not stops the rollout.
 func (r *run) soak(ctx context.Context, w upgrade.Wave, reports []ClusterReport) {
-	if r.opts.Soak <= 0 {
-		return
+	moved := false
+	for _, rep := range reports {
+		moved = moved || len(rep.Steps) > 0
+	}
+	if r.opts.Soak <= 0 || !moved {
+		return // nothing to watch: no cluster of the wave moved
 	}
 	r.say("wave %s: soaking %s", w.Name, r.opts.Soak)
 	select {
