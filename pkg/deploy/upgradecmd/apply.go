@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 type applyOptions struct {
@@ -90,6 +91,12 @@ func applyRun(o *applyOptions) error {
 	}
 	fleet := upgraderun.Fleet{Files: env.Files, Say: env.say, StackTimeout: stackTimeout,
 		Backend: func() (stackstate.Backend, error) { return env.Backend(o.secretsProvider) }}
+	if file, ok := env.Stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+		// On a terminal, a live line for each cluster in flight; elsewhere (CI), plain lines.
+		live := render.NewLive(env.Stderr)
+		fleet.Say = func(line string) { live.Say(env.Redact(line)) }
+		fleet.Progress = func(cluster, line string) { live.Set(cluster, env.Redact(line)) }
+	}
 	ctx, stopping, stop := cli.InterruptibleTwice(env.Stderr)
 	defer stop()
 	clusters, err := fleet.Clusters(ctx, targets, o.files, o.to)

@@ -23,8 +23,10 @@ import (
 type Fleet struct {
 	Files   deploytarget.Files
 	Backend func() (stackstate.Backend, error)
-	// Say is told what the rollout and its deploys say, a line at a time.
-	Say func(line string)
+	// Say is told what the rollout and its deploys say, a line at a time; Progress each cluster's
+	// step in flight (Stacks.Progress), nil for none.
+	Say      func(line string)
+	Progress func(cluster, line string)
 	// StackTimeout bounds one up or refresh of a stack.
 	StackTimeout time.Duration
 }
@@ -63,10 +65,11 @@ func (f Fleet) Clusters(ctx context.Context, targets []deploytarget.Target, path
 // (upgrade.WriteFile), each up and refresh a pipeline run of the cluster's file.
 func (f Fleet) Stacks() Stacks {
 	return Stacks{
-		Write:   upgrade.WriteFile,
-		Up:      func(ctx context.Context, c upgrade.Cluster) error { return f.run(ctx, c, true) },
-		Refresh: func(ctx context.Context, c upgrade.Cluster) error { return f.run(ctx, c, false) },
-		Say:     f.Say,
+		Write:    upgrade.WriteFile,
+		Up:       func(ctx context.Context, c upgrade.Cluster) error { return f.run(ctx, c, true) },
+		Refresh:  func(ctx context.Context, c upgrade.Cluster) error { return f.run(ctx, c, false) },
+		Say:      f.Say,
+		Progress: f.Progress,
 	}
 }
 

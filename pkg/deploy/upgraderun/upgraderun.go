@@ -48,6 +48,9 @@ type Stacks struct {
 	Refresh func(ctx context.Context, c upgrade.Cluster) error
 	// Say tells a person how the rollout goes, a line at a time; nil says nothing.
 	Say func(line string)
+	// Progress, when set, is told a cluster's step in flight as it goes (its phase and time so
+	// far), and "" when it ends: a terminal's live line for the cluster.
+	Progress func(cluster, line string)
 }
 
 // Stop is what stopped a rollout.

@@ -470,3 +470,21 @@ func TestAStepStoppedWhileTheCloudMayStillTakeItLeavesTheManifestNamingIt(t *tes
 		})
 	}
 }
+
+func TestEachStepInFlightIsToldAsItGoesAndClearedWhenItEnds(t *testing.T) {
+	f := newFleet(3)
+	c := f.add("dev-0", "dev", "1.31.9-do.2", "1.32.2-do.0")
+	var mu sync.Mutex
+	var lines []string
+	stacks := f.stacks()
+	stacks.Progress = func(cluster, line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, cluster+"|"+line)
+	}
+	upgraderun.Run(context.Background(), nil, []upgrade.Cluster{c}, quick, stacks)
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "dev-0|dev-0: 1.31.9-do.2 → 1.32.2-do.0, deploying") ||
+		!strings.Contains(strings.Join(lines, "\n"), "upgrading at 1.31.9-do.2, 1 of 2 nodes running") || lines[len(lines)-1] != "dev-0|" {
+		t.Errorf("the step in flight was told:\n%s", strings.Join(lines, "\n"))
+	}
+}

@@ -64,6 +64,22 @@ func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 	}
 }
 
+// progress tells Progress cluster c's step s in flight, in phase ("" when it ended).
+func (r *run) progress(c upgrade.Cluster, s Step, phase string) {
+	if r.stacks.Progress == nil {
+		return
+	}
+	if phase == "" {
+		r.stacks.Progress(c.Name, "")
+		return
+	}
+	to := s.To
+	if to == "" {
+		to = "?"
+	}
+	r.stacks.Progress(c.Name, fmt.Sprintf("%s: %s → %s, %s (%s)", c.Name, s.From, to, phase, time.Since(s.Start).Round(time.Second)))
+}
+
 // interrupted ends the walk of a cluster a second Ctrl-C stopped at once: its manifest is left
 // as it is (naming a step the cloud may have taken), for the run that goes on.
 func (r *run) interrupted(rep *ClusterReport) {
@@ -77,6 +93,8 @@ func (r *run) step(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 	next := p.Steps[0]
 	s := Step{From: p.Running, To: next.To, Start: time.Now()}
 	r.say("%s: %s → %s", c.Name, s.From, s.To)
+	r.progress(c, s, "deploying")
+	defer r.progress(c, Step{}, "")
 	if err := r.stacks.Write(c, next.To, p.Target); err != nil {
 		r.fail(c, rep, &s, fmt.Sprintf("write %s: %v", c.File, err))
 		return false
@@ -143,6 +161,7 @@ func (r *run) window(ctx context.Context, c upgrade.Cluster, rep *ClusterReport)
 func (r *run) resume(ctx context.Context, c upgrade.Cluster, live upgrade.Live, rep *ClusterReport) bool {
 	s := Step{From: live.Version, Start: time.Now()}
 	r.say("%s: an upgrade is under way: waiting for it, not sending it again", c.Name)
+	defer r.progress(c, Step{}, "")
 	if why := r.wait(ctx, c, live, ""); ctx.Err() != nil {
 		r.interrupted(rep)
 		return false
@@ -219,7 +238,8 @@ func (r *run) fail(c upgrade.Cluster, rep *ClusterReport, s *Step, why string) {
 // Healthy is running, at the version, every node the cloud reports running, and every node the
 // cluster's own API lists Ready at the version's minor where that API answers from here.
 func (r *run) wait(ctx context.Context, c upgrade.Cluster, live upgrade.Live, version string) string {
-	deadline := time.Now().Add(r.opts.StepTimeout)
+	started := time.Now()
+	deadline := started.Add(r.opts.StepTimeout)
 	var kube nodes
 	last := ""
 	for {
@@ -240,6 +260,7 @@ func (r *run) wait(ctx context.Context, c upgrade.Cluster, live upgrade.Live, ve
 		default:
 			last = fmt.Sprintf("%s at %s, %d of %d nodes running", h.State, h.Version, h.NodesReady, h.Nodes)
 		}
+		r.progress(c, Step{From: live.Version, To: version, Start: started}, last)
 		if r.opts.StepTimeout > 0 && time.Now().After(deadline) {
 			return fmt.Sprintf("not healthy within %s (%s)", r.opts.StepTimeout, last)
 		}
