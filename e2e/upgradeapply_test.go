@@ -43,6 +43,8 @@ func TestUpgradeApplyStopsAtAFailedUpgradeAndTheSameCommandFinishesTheFleetOnce(
 	if r, code := e.clusterplane("up", "fleet", "--yes", "--parallel", "4"); code != 0 {
 		t.Fatalf("up = %d: %s", code, r)
 	}
+	prodID := e.doCluster("prod-a").ID
+	e.do.Reset() // the request log from here on
 	e.do.SetUpgradeTime(3 * time.Second)
 	e.do.FailUpgrades("staging-a", true)
 	apply := []string{"upgrade", "apply", "fleet", "--to", "1.33.1-do.0", "--allow-unchecked-apis", "--parallel", "2", "--poll", "500ms"}
@@ -55,6 +57,11 @@ func TestUpgradeApplyStopsAtAFailedUpgradeAndTheSameCommandFinishesTheFleetOnce(
 	for _, u := range e.do.Upgrades() {
 		if u.ClusterName == "prod-a" {
 			t.Errorf("prod-a was sent an upgrade to %s while staging failed", u.To)
+		}
+	}
+	for _, req := range e.do.Requests("") {
+		if req.Method != "GET" && req.Method != "HEAD" && strings.Contains(req.Path, prodID) {
+			t.Errorf("prod-a received a request that changes it while staging failed: %s %s", req.Method, req.Path)
 		}
 	}
 	if v := e.doCluster("dev-a").VersionSlug; v != "1.33.1-do.0" {
