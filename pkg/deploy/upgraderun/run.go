@@ -135,8 +135,10 @@ func (r *run) wave(ctx context.Context, w upgrade.Wave, reports []ClusterReport)
 		}
 		wg.Add(1)
 		go func(rep *ClusterReport) {
-			defer func() { <-places; wg.Done() }()
-			r.walk(ctx, c, p, rep)
+			var once sync.Once
+			free := func() { once.Do(func() { <-places }) }
+			defer func() { free(); wg.Done() }()
+			r.walk(ctx, c, p, rep, free)
 		}(&reports[i])
 	}
 	wg.Wait()

@@ -12,13 +12,17 @@ import (
 // starts from what the cluster runs then (assessed afresh), so that a run after a stopped one
 // neither repeats nor skips a step. At the goal its stack is refreshed, so that it records the
 // version reached.
-func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport) {
+//
+// free gives the cluster's place in the wave to the next cluster: called once the cluster is at
+// its goal, before its stack is refreshed, which changes nothing in the cloud.
+func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport, free func()) {
 	if r.halted() {
 		return // stopped between the cluster's assessment and its turn: left untouched
 	}
 	for {
 		live := upgrade.Live{ID: p.ID, Version: p.Running}
 		if len(p.Steps) == 0 {
+			free()
 			r.atGoal(ctx, c, p, rep)
 			return
 		}
