@@ -84,6 +84,11 @@ func applyRun(o *applyOptions) error {
 	if _, err := render.UpgradeRunFile(o.reportFile, upgraderun.Report{}); o.reportFile != "" && err != nil {
 		return err
 	}
+	if floor := upgraderun.PollFloor(o.opts.Parallel); o.opts.Poll < floor {
+		env.say(fmt.Sprintf("--poll %s raised to %s: %d clusters' waits send at most %d reads a minute",
+			o.opts.Poll, floor, o.opts.Parallel, upgraderun.MostPollsAMinute))
+		o.opts.Poll = floor
+	}
 	env.Redact("") // the redactor is made before any stack runs
 	targets, err := env.Targets(o.files)
 	if err != nil {

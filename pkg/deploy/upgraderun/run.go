@@ -71,6 +71,17 @@ func Run(ctx context.Context, stopping <-chan struct{}, clusters []upgrade.Clust
 	return rep
 }
 
+// MostPollsAMinute bounds the reads a rollout's waits send a cloud: half of the 250 requests a
+// minute DigitalOcean allows a token, the other half left to the deploys and anything else the
+// token runs.
+const MostPollsAMinute = 125
+
+// PollFloor is the shortest poll interval that keeps parallel clusters' waits within
+// MostPollsAMinute: a shorter --poll is raised to it.
+func PollFloor(parallel int) time.Duration {
+	return time.Duration(max(parallel, 1)) * time.Minute / MostPollsAMinute
+}
+
 // clusterCount is "1 cluster" or "N clusters".
 func clusterCount(n int) string {
 	if n == 1 {

@@ -488,3 +488,15 @@ func TestEachStepInFlightIsToldAsItGoesAndClearedWhenItEnds(t *testing.T) {
 		t.Errorf("the step in flight was told:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+func TestTheWaitsOfParallelClustersSendAtMost125ReadsAMinute(t *testing.T) {
+	for _, parallel := range []int{1, 5, 50} {
+		floor := upgraderun.PollFloor(parallel)
+		if perMinute := float64(parallel) * float64(time.Minute) / float64(floor); perMinute > upgraderun.MostPollsAMinute+0.001 {
+			t.Errorf("--parallel %d polled every %s sends %.0f reads a minute", parallel, floor, perMinute)
+		}
+	}
+	if got := upgraderun.PollFloor(5); got != 2400*time.Millisecond {
+		t.Errorf("the floor of 5 clusters is %s, want 2.4s", got)
+	}
+}
