@@ -12,7 +12,9 @@
 #     mean and largest; the poll interval (POLL, default 500ms) is part of it;
 #   - the rollout's wall time beside the time its steps alone would take with no gap between
 #     them: each wave's clusters handed to PARALLEL workers in the wave's order, each cluster's
-#     steps back to back, the waves and their soaks one after another; and the ratio of the two.
+#     steps back to back, the waves and their soaks one after another; and the ratio of the two;
+#   - the requests the cloud answered during the rollout and the most in any minute.
+# A POLL shorter than PARALLEL's share of 125 reads a minute is raised by clusterplane (it says so).
 # bench/README.md quotes its figures. KEEP=DIR keeps the manifests, the report and the logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -119,6 +121,18 @@ sed -n "$((before + 1)),\$p" "$log" | awk -v want="$clusters" '$2 == "digitaloce
 	if (length(sent) != want) { print "upgrades went to " length(sent) " clusters, not " want; bad = 1 }
 	printf "upgrades the cloud accepted: %d, to %d clusters, 3 each: %s\n", n, length(sent), bad ? "NO" : "yes"
 	exit bad
+}'
+# Every request the cloud answered during the rollout (the plugins' and clusterplane's), and the
+# most in any 60 seconds: DigitalOcean allows a token 250 a minute.
+sed -n "$((before + 1)),\$p" "$log" | awk '$2 == "digitalocean" {
+	at[n++] = $1
+} END {
+	most = 0
+	for (i = j = 0; i < n; i++) {
+		while (at[i] - at[j] >= 60) j++
+		if (i - j + 1 > most) most = i - j + 1
+	}
+	printf "requests to the cloud during the rollout: %d, the most in any minute: %d\n", n, most
 }'
 at_goal=$(grep -l "kubernetesVersion: 1.33.1-do.0" fleet/*.yaml | wc -l)
 echo "manifests naming 1.33.1-do.0: $at_goal of $clusters"
