@@ -432,6 +432,7 @@ func TestAClusterAtItsGoalIsLeftAloneAndItsManifestMadeToNameIt(t *testing.T) {
 	}
 }
 
+// Promise: upgrade-apply-stops-at-a-failed-step
 func TestAStepStoppedWhileTheCloudMayStillTakeItLeavesTheManifestNamingIt(t *testing.T) {
 	cases := []struct {
 		name string
