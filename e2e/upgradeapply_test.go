@@ -54,18 +54,7 @@ func TestUpgradeApplyStopsAtAFailedUpgradeAndTheSameCommandFinishesTheFleetOnce(
 	if code != 1 || !strings.Contains(r.stdout, "stopped (failed): staging-a") {
 		t.Fatalf("upgrade apply with a failing staging cluster = %d, want 1 naming staging-a: %s", code, r)
 	}
-	for _, u := range e.do.Upgrades() {
-		if u.ClusterName == "prod-a" {
-			t.Errorf("prod-a was sent an upgrade to %s while staging failed", u.To)
-		}
-	}
-	// A clusterlint run (POST .../clusterlint), part of every cluster's assessment when the
-	// rollout plans its waves, reads the cluster and changes nothing.
-	for _, req := range e.do.Requests("") {
-		if req.Method != "GET" && req.Method != "HEAD" && strings.Contains(req.Path, prodID) && !strings.HasSuffix(req.Path, "/clusterlint") {
-			t.Errorf("prod-a received a request that changes it while staging failed: %s %s", req.Method, req.Path)
-		}
-	}
+	e.assertUnchanged("prod-a", prodID)
 	if v := e.doCluster("dev-a").VersionSlug; v != "1.33.1-do.0" {
 		t.Errorf("dev-a runs %s after the first run, want 1.33.1-do.0", v)
 	}
@@ -142,5 +131,23 @@ func TestUpgradeApplyTakesACivoFleetOneStepEachClusterOnce(t *testing.T) {
 	}
 	if r, code := e.clusterplane("drift", "civo", "--deep"); code != 0 {
 		t.Errorf("drift after the rollout = %d: %s", code, r)
+	}
+}
+
+// assertUnchanged fails the test when DigitalOcean's cluster name (its id) was sent an upgrade or
+// any other request that changes it since the request log was last reset. A clusterlint run
+// (POST .../clusterlint), part of every cluster's assessment when a rollout plans its waves,
+// reads the cluster and changes nothing.
+func (e *env) assertUnchanged(name, id string) {
+	e.t.Helper()
+	for _, u := range e.do.Upgrades() {
+		if u.ClusterName == name {
+			e.t.Errorf("%s was sent an upgrade to %s", name, u.To)
+		}
+	}
+	for _, req := range e.do.Requests("") {
+		if req.Method != "GET" && req.Method != "HEAD" && strings.Contains(req.Path, id) && !strings.HasSuffix(req.Path, "/clusterlint") {
+			e.t.Errorf("%s received a request that changes it: %s %s", name, req.Method, req.Path)
+		}
 	}
 }
