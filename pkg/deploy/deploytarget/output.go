@@ -11,7 +11,24 @@ import (
 // not exist or has no such output. Commands that ask the cloud about what a stack deployed (the
 // cluster_id of `upgrade plan`) read it here, so that they find the resource the stack holds,
 // whatever else bears its name.
+//
+// Where the backend's storage can be read directly (a file or PostgreSQL backend) the output is
+// read from the stack's stored state, with no engine started: a fleet of a hundred stacks then
+// costs a hundred file reads, not a hundred Pulumi CLI runs. Elsewhere, and where the stored
+// state cannot be read so, the stack is opened and the CLI reads it.
 func StackOutput(ctx context.Context, b stackstate.Backend, t Target, name string) (string, error) {
+	if b.ReadsRecords() {
+		rec, err := b.Records(ctx, t.Project, t.Stack)
+		if errors.Is(err, stackstate.ErrNotDeployed) {
+			return "", nil
+		}
+		if err == nil {
+			if st, err := rec.StackState(); err == nil {
+				v, _ := st.Outputs()[name].Value.(string)
+				return v, nil
+			}
+		}
+	}
 	exists, err := b.Exists(ctx, t.Project, t.Stack)
 	if err != nil || !exists {
 		return "", err
