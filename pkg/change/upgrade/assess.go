@@ -98,9 +98,24 @@ func Assess(ctx context.Context, clusters []Cluster) []Assessment {
 	return Order(out)
 }
 
+// Paths is Assess without the checks: what each cluster runs and its path, in fleet order, from
+// two requests a cluster (its find and its offer) where Assess also scans the cluster's API and
+// runs the cloud's lint. upgrade apply orders its waves from it, and assesses each cluster in full
+// (AssessOne) when its turn comes, so a check made at the start would be made again anyway.
+func Paths(ctx context.Context, clusters []Cluster) []Assessment {
+	out := make([]Assessment, 0, len(clusters))
+	for _, c := range clusters {
+		out = append(out, assess(ctx, c, false))
+	}
+	return Order(out)
+}
+
 // AssessOne assesses one cluster, as Assess does each: upgrade apply asks again before each step,
 // so that a step starts from what the cluster runs now and a blocker gained since stops it.
-func AssessOne(ctx context.Context, c Cluster) Assessment {
+func AssessOne(ctx context.Context, c Cluster) Assessment { return assess(ctx, c, true) }
+
+// assess is AssessOne, and with checks false Paths' assessment of one cluster.
+func assess(ctx context.Context, c Cluster, checks bool) Assessment {
 	p := Assessment{File: c.File, Kind: c.Kind, Name: c.Name, Env: c.Env, Cluster: c.ClusterName, Target: c.Target(),
 		Steps: []Step{}, Objects: []Object{}, Blockers: []string{}}
 	block := func(format string, args ...any) { p.Blockers = append(p.Blockers, fmt.Sprintf(format, args...)) }
@@ -137,7 +152,7 @@ func AssessOne(ctx context.Context, c Cluster) Assessment {
 	steps, blockers := Path(live.Version, p.Target, offer)
 	p.Steps = append(p.Steps, steps...)
 	p.Blockers = append(p.Blockers, blockers...)
-	if len(steps) == 0 {
+	if len(steps) == 0 || !checks {
 		return p
 	}
 	// The blockers so far (the path's) stop every step; a removed API's stops the steps from the

@@ -3,6 +3,7 @@ package upgrade_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -131,5 +132,39 @@ func TestAFirstStepThatRemovesNoAPIIsClearWhenALaterStepsAPIsCannotBeChecked(t *
 					p.Steps, p.Blockers, p.NextClear, c.blocker, c.clear)
 			}
 		})
+	}
+}
+
+// checksNotWanted is a cloud whose checks fail the test: Paths asks only for the cluster and its
+// offer.
+type checksNotWanted struct {
+	cloud
+	t *testing.T
+}
+
+func (c checksNotWanted) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) {
+	c.t.Error("the cloud's lint was run")
+	return nil, nil
+}
+
+func (c checksNotWanted) Objects(context.Context, upgrade.Live) (upgrade.Lister, error) {
+	c.t.Error("the cluster's API was asked")
+	return nil, errors.New("not asked")
+}
+
+func TestPathsGivesEachClustersStepsInFleetOrderWithoutCheckingTheClusters(t *testing.T) {
+	offer := upgrade.Offer{Next: []string{"1.31.9-do.2"}, Versions: doVersions}
+	at := func(name, env string) upgrade.Cluster {
+		return upgrade.Cluster{Name: name, ClusterName: name, Env: env, Version: "1.32.2-do.0",
+			Cloud: checksNotWanted{cloud: cloud{live: upgrade.Live{ID: name, Version: "1.30.10-do.0"}, offer: offer}, t: t}}
+	}
+	paths := upgrade.Paths(context.Background(), []upgrade.Cluster{at("p", "prod"), at("d", "dev")})
+	if len(paths) != 2 || paths[0].Name != "d" || paths[1].Name != "p" {
+		t.Fatalf("paths %+v, want development first", paths)
+	}
+	for _, p := range paths {
+		if got := fmt.Sprint(p.Steps); len(p.Steps) != 2 || p.Steps[1].To != "1.32.2-do.0" || p.Blocked() {
+			t.Errorf("%s: steps %s, blockers %q; want two steps to 1.32.2-do.0, nothing checked", p.Name, got, p.Blockers)
+		}
 	}
 }

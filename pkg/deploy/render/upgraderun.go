@@ -115,7 +115,17 @@ func UpgradeRunFile(path string, r upgraderun.Report) ([]byte, error) {
 		}
 		return b.Bytes(), nil
 	}
-	return nil, errors.Errorf("--report-file %s: give a .json, .csv or .md file", path)
+	return nil, UpgradeRunFormat(path)
+}
+
+// UpgradeRunFormat tells, before a rollout runs, whether UpgradeRunFile writes a file of path's
+// extension, and when not, which it writes.
+func UpgradeRunFormat(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json", ".csv", ".md", ".markdown":
+		return nil
+	}
+	return errors.Errorf("--report-file %s: give a .json, .csv or .md file", path)
 }
 
 var upgradeRunColumns = []string{"wave", "cluster", "file", "path", "outcome", "reason", "stepFrom", "stepTo", "stepStart", "stepEnd", "stepOutcome", "stepError"}

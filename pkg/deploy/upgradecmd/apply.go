@@ -61,7 +61,7 @@ upgrade apply exits 3 when a blocked cluster stopped it, 1 when a step failed.`,
 	fl.IntVar(&o.opts.Parallel, "parallel", 1, "clusters of a wave upgraded at once")
 	fl.DurationVar(&o.opts.Soak, "soak", 0, "how long a finished wave must stay healthy before the next starts")
 	fl.DurationVar(&o.opts.StepTimeout, "step-timeout", time.Hour, "how long a step may take to end healthy")
-	fl.DurationVar(&o.opts.Poll, "poll", 10*time.Second, "how often the cloud is asked while a step runs")
+	fl.DurationVar(&o.opts.Poll, "poll", 10*time.Second, "how often the cloud is asked while a step runs, until earlier steps show when one ends")
 	fl.BoolVar(&o.opts.AllowUnchecked, "allow-unchecked-apis", false, "let through a step whose removed APIs cannot be checked from here")
 	fl.BoolVar(&o.opts.InWindow, "in-maintenance-window", false, "start each step only while its cluster's maintenance window is open")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print the waves and steps a run would take, changing nothing")
@@ -81,13 +81,8 @@ func applyRun(o *applyOptions) error {
 	case o.dryRun && o.reportFile != "":
 		return errors.New("--report-file says what a run did: --dry-run writes none (its steps are on standard output)")
 	}
-	if _, err := render.UpgradeRunFile(o.reportFile, upgraderun.Report{}); o.reportFile != "" && err != nil {
+	if err := render.UpgradeRunFormat(o.reportFile); o.reportFile != "" && err != nil {
 		return err
-	}
-	if floor := upgraderun.PollFloor(o.opts.Parallel); o.opts.Poll < floor {
-		env.say(fmt.Sprintf("--poll %s raised to %s: %d clusters' waits send at most %d reads a minute",
-			o.opts.Poll, floor, o.opts.Parallel, upgraderun.MostPollsAMinute))
-		o.opts.Poll = floor
 	}
 	env.Redact("") // the redactor is made before any stack runs
 	targets, err := env.Targets(o.files)

@@ -33,7 +33,7 @@ func Stops(p upgrade.Assessment) bool {
 	return p.Blocked() || (p.Running == "" && p.Target != "")
 }
 
-// Run carries out the rollout of clusters: the waves as Plan makes them, each wave's clusters up
+// Run carries out the rollout of clusters: the waves in Plan's order, each wave's clusters up
 // to opts.Parallel at once, each cluster step by step (walk). It stops at the first cluster
 // blocked or step failed, and when stopping is closed (a first Ctrl-C): no cluster starts after
 // that, and a step in flight ends (its wait included) before its cluster stops; ctx's end (a
@@ -43,6 +43,7 @@ func Run(ctx context.Context, stopping <-chan struct{}, clusters []upgrade.Clust
 	if r.opts.Parallel < 1 {
 		r.opts.Parallel = 1
 	}
+	r.reads = newReads(opts.ReadsAMinute, r.opts.Parallel)
 	if r.opts.Poll <= 0 {
 		r.opts.Poll = 10 * time.Second
 	}
@@ -50,7 +51,8 @@ func Run(ctx context.Context, stopping <-chan struct{}, clusters []upgrade.Clust
 		r.byKey[key(c.File, c.Name)] = c
 	}
 	rep := Report{Started: time.Now(), Unchecked: []string{}}
-	waves := Plan(ctx, clusters, opts)
+	// Only the order and the paths: each cluster is assessed in full when its turn comes (wave).
+	waves := upgrade.Waves(upgrade.Paths(ctx, clusters), opts.Canary)
 	for i, w := range waves {
 		wr := WaveReport{Name: w.Name, Clusters: make([]ClusterReport, len(w.Plans))}
 		for j, p := range w.Plans {
@@ -65,21 +67,11 @@ func Run(ctx context.Context, stopping <-chan struct{}, clusters []upgrade.Clust
 		}
 		rep.Waves = append(rep.Waves, wr)
 	}
+	r.walks.Wait()
 	rep.Stop, rep.StopWhy, rep.StoppedAt = r.halt.stop, r.halt.why, r.halt.at
 	rep.Unchecked = append(rep.Unchecked, r.unchecked...)
 	rep.Ended = time.Now()
 	return rep
-}
-
-// MostPollsAMinute bounds the reads a rollout's waits send a cloud: half of the 250 requests a
-// minute DigitalOcean allows a token, the other half left to the deploys and anything else the
-// token runs.
-const MostPollsAMinute = 125
-
-// PollFloor is the shortest poll interval that keeps parallel clusters' waits within
-// MostPollsAMinute: a shorter --poll is raised to it.
-func PollFloor(parallel int) time.Duration {
-	return time.Duration(max(parallel, 1)) * time.Minute / MostPollsAMinute
 }
 
 // clusterCount is "1 cluster" or "N clusters".
@@ -103,10 +95,14 @@ func key(file, name string) string { return file + "\x00" + name }
 
 // run is one rollout under way.
 type run struct {
-	opts      Options
-	stacks    Stacks
-	stopping  <-chan struct{}
-	byKey     map[string]upgrade.Cluster
+	opts     Options
+	stacks   Stacks
+	stopping <-chan struct{}
+	byKey    map[string]upgrade.Cluster
+	reads    *reads
+	// walks are the clusters' walks under way; waves each wave's, in order.
+	walks     sync.WaitGroup
+	waves     []*sync.WaitGroup
 	halt      halt
 	mu        sync.Mutex
 	unchecked []string
@@ -131,28 +127,38 @@ func (r *run) halted() bool {
 // wave upgrades the wave's clusters, up to Parallel at once, in the wave's order: a cluster is
 // assessed when a place is free for it, and before it starts, so that it starts from what it
 // runs then and a blocked one stops the wave before any cluster after it starts.
+//
+// The wave ends when every cluster has given its place back: stopped, or at its goal, before its
+// stack's refresh, which changes nothing in the cloud and so goes on beside the next wave (a soak
+// waits for it before it reads the wave's clusters).
 func (r *run) wave(ctx context.Context, w upgrade.Wave, reports []ClusterReport) {
 	places := make(chan struct{}, r.opts.Parallel)
-	var wg sync.WaitGroup
+	wg := &sync.WaitGroup{}
+	r.waves = append(r.waves, wg)
 	for i, planned := range w.Plans {
 		places <- struct{}{}
 		if r.halted() {
+			<-places
 			break
 		}
 		c := r.byKey[key(planned.File, planned.Name)]
 		p := upgrade.AssessOne(ctx, c)
 		if !r.clear(c, p, &reports[i]) {
+			<-places
 			break
 		}
 		wg.Add(1)
+		r.walks.Add(1)
 		go func(rep *ClusterReport) {
 			var once sync.Once
 			free := func() { once.Do(func() { <-places }) }
-			defer func() { free(); wg.Done() }()
+			defer func() { free(); wg.Done(); r.walks.Done() }()
 			r.walk(ctx, c, p, rep, free)
 		}(&reports[i])
 	}
-	wg.Wait()
+	for range cap(places) {
+		places <- struct{}{}
+	}
 }
 
 // clear tells whether cluster c, assessed as p, may take its next step; if not, the rollout stops

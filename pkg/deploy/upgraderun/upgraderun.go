@@ -24,8 +24,11 @@ type Options struct {
 	Canary, Parallel int
 	// Soak is how long a finished wave must stay healthy before the next starts; StepTimeout
 	// bounds the wait for a step's cluster to end healthy; Poll is how often the cloud is asked
-	// meanwhile.
+	// meanwhile, until the rollout's steps show when a step is expected to end (reads.after).
 	Soak, StepTimeout, Poll time.Duration
+	// ReadsAMinute bounds the rollout's reads of its clusters' health, all together
+	// (MostReadsAMinute when 0).
+	ReadsAMinute int
 	// AllowUnchecked lets a step through whose removed APIs could not be checked (the cluster's
 	// API does not answer from here): the report names each.
 	AllowUnchecked bool

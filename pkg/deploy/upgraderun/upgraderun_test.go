@@ -22,16 +22,23 @@ type fleet struct {
 	mu       sync.Mutex
 	versions []string
 	clusters map[string]*cluster
-	// polls is how many reads an upgrade takes.
+	// polls is how many reads an upgrade takes; took, when set, is how long it takes instead.
 	polls int
+	took  time.Duration
 	// sent are the upgrades sent, "name from→to", in order; refreshed the stacks refreshed.
 	sent, refreshed []string
 	manifests       map[string]string
+	// reads are when the clusters' health was read; readsAtSend the count of reads as each
+	// upgrade in sent was sent; lints how often the cloud's lint ran.
+	reads       []time.Time
+	readsAtSend []int
+	lints       int
 }
 
 type cluster struct {
 	name, version, to, state string
 	left                     int
+	ends                     time.Time
 	fail, removedAPIInUse    bool
 }
 
@@ -65,7 +72,8 @@ func (f *fleet) stacks() upgraderun.Stacks {
 				return fmt.Errorf("422 cluster is already upgrading")
 			case want != cl.version:
 				f.sent = append(f.sent, fmt.Sprintf("%s %s→%s", c.Name, cl.version, want))
-				cl.to, cl.state, cl.left = want, "upgrading", f.polls
+				f.readsAtSend = append(f.readsAtSend, len(f.reads))
+				cl.to, cl.state, cl.left, cl.ends = want, "upgrading", f.polls, time.Now().Add(f.took)
 			}
 			return nil
 		},
@@ -84,7 +92,10 @@ type cloudOf struct{ f *fleet }
 func (c cloudOf) Find(_ context.Context, _, name, _ string) (upgrade.Live, bool, error) {
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
-	cl := c.f.clusters[name]
+	cl, ok := c.f.clusters[name]
+	if !ok {
+		return upgrade.Live{}, false, nil
+	}
 	return upgrade.Live{ID: name, Version: cl.version}, true, nil
 }
 
@@ -92,14 +103,20 @@ func (c cloudOf) Offer(context.Context, upgrade.Live) (upgrade.Offer, error) {
 	return upgrade.Offer{Versions: c.f.versions}, nil
 }
 
-func (c cloudOf) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) { return nil, nil }
+func (c cloudOf) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	c.f.lints++
+	return nil, nil
+}
 
 func (c cloudOf) Health(_ context.Context, live upgrade.Live) (upgrade.Health, error) {
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
 	cl := c.f.clusters[live.ID]
+	c.f.reads = append(c.f.reads, time.Now())
 	if cl.state == "upgrading" {
-		if cl.left--; cl.left <= 0 {
+		if cl.left--; (c.f.took == 0 && cl.left <= 0) || (c.f.took > 0 && time.Now().After(cl.ends)) {
 			cl.state = "running"
 			if cl.fail {
 				cl.state = "degraded"
@@ -140,7 +157,8 @@ func (c cloudOf) Objects(_ context.Context, live upgrade.Live) (upgrade.Lister, 
 	}, nil
 }
 
-var quick = upgraderun.Options{Parallel: 1, Poll: time.Millisecond, StepTimeout: 5 * time.Second}
+// quick are options whose reads are paced at a million a minute: the tests' clouds answer at once.
+var quick = upgraderun.Options{Parallel: 1, Poll: time.Millisecond, StepTimeout: 5 * time.Second, ReadsAMinute: 1e6}
 
 // steps are the steps of a dry run's waves, "name from→to", in order.
 func steps(waves []upgrade.Wave) []string {
@@ -185,7 +203,7 @@ func TestARunTakesExactlyTheStepsItsDryRunPrintsInTheSameOrder(t *testing.T) {
 	if len(f.sent) != 0 {
 		t.Fatalf("the dry run sent %v", f.sent)
 	}
-	r := upgraderun.Run(context.Background(), nil, clusters, upgraderun.Options{Canary: 1, Parallel: 1, Poll: time.Millisecond, StepTimeout: 5 * time.Second}, f.stacks())
+	r := upgraderun.Run(context.Background(), nil, clusters, upgraderun.Options{Canary: 1, Parallel: 1, Poll: time.Millisecond, StepTimeout: 5 * time.Second, ReadsAMinute: 1e6}, f.stacks())
 	if r.Stop != upgraderun.NotStopped {
 		t.Fatalf("the rollout stopped: %s %s", r.Stop, r.StopWhy)
 	}
@@ -361,6 +379,20 @@ func TestAStepThatDoesNotEndHealthyInTimeFails(t *testing.T) {
 }
 
 // Promise: upgrade-apply-exit-codes
+func TestAClusterNotYetDeployedStopsTheRolloutAsBlocked(t *testing.T) {
+	f := newFleet(1)
+	missing := f.add("dev-0", "dev", "1.31.9-do.2", "1.33.1-do.0")
+	delete(f.clusters, "dev-0")
+	later := f.add("test-0", "test", "1.31.9-do.2", "1.33.1-do.0")
+	r := upgraderun.Run(context.Background(), nil, []upgrade.Cluster{later, missing}, quick, f.stacks())
+	if r.Stop != upgraderun.Blocked || r.ExitCode() != 3 || !strings.Contains(r.StopWhy, "deploy it with up first") {
+		t.Errorf("stopped %q (exit %d): %s; want blocked, exit 3, saying to deploy it first", r.Stop, r.ExitCode(), r.StopWhy)
+	}
+	if len(f.sent) != 0 || outcomes(r)["test-0"] != upgraderun.Untouched {
+		t.Errorf("sent %v, test-0 %s; want nothing after the cluster not deployed", f.sent, outcomes(r)["test-0"])
+	}
+}
+
 func TestARolloutExitsByWhatStoppedIt(t *testing.T) {
 	cases := []struct {
 		stop upgraderun.Stop
@@ -490,14 +522,74 @@ func TestEachStepInFlightIsToldAsItGoesAndClearedWhenItEnds(t *testing.T) {
 	}
 }
 
-func TestTheWaitsOfParallelClustersSendAtMost125ReadsAMinute(t *testing.T) {
-	for _, parallel := range []int{1, 5, 50} {
-		floor := upgraderun.PollFloor(parallel)
-		if perMinute := float64(parallel) * float64(time.Minute) / float64(floor); perMinute > upgraderun.MostPollsAMinute+0.001 {
-			t.Errorf("--parallel %d polled every %s sends %.0f reads a minute", parallel, floor, perMinute)
+// Promise: upgrade-apply-reads-paced
+func TestTheReadsOfAllClustersTogetherKeepToTheRolloutsPace(t *testing.T) {
+	f := newFleet(12)
+	var clusters []upgrade.Cluster
+	for i := range 5 {
+		clusters = append(clusters, f.add(fmt.Sprintf("dev-%d", i), "dev", "1.31.9-do.2", "1.32.2-do.0"))
+	}
+	opts := quick
+	opts.Parallel, opts.ReadsAMinute = 5, 6000 // one read each 10 ms, five at once
+	if r := upgraderun.Run(context.Background(), nil, clusters, opts, f.stacks()); r.Stop != upgraderun.NotStopped {
+		t.Fatalf("the rollout stopped: %s %s", r.Stop, r.StopWhy)
+	}
+	// Five clusters polling every millisecond would read some 1,000 times in 200 ms; the pace
+	// lets 20 through in that time, and the five of its burst.
+	const window, most = 200 * time.Millisecond, 25
+	for i, j := 0, 0; i < len(f.reads); i++ {
+		for f.reads[i].Sub(f.reads[j]) >= window {
+			j++
+		}
+		if n := i - j + 1; n > most {
+			t.Fatalf("%d reads within %s, want at most %d", n, window, most)
 		}
 	}
-	if got := upgraderun.PollFloor(5); got != 2400*time.Millisecond {
-		t.Errorf("the floor of 5 clusters is %s, want 2.4s", got)
+	if len(f.reads) < 5*12 {
+		t.Errorf("%d reads: the clusters' upgrades were not waited for", len(f.reads))
+	}
+}
+
+func TestOnceStepsHaveEndedAWaitReadsNearWhenItsStepShouldEndNotAllAlong(t *testing.T) {
+	f := newFleet(0)
+	f.took = 300 * time.Millisecond
+	clusters := []upgrade.Cluster{
+		f.add("dev-0", "dev", "1.31.9-do.2", "1.33.1-do.0"),
+		f.add("dev-1", "dev", "1.31.9-do.2", "1.33.1-do.0"),
+		f.add("dev-2", "dev", "1.31.9-do.2", "1.33.1-do.0"),
+	}
+	opts := quick
+	opts.Poll = 10 * time.Millisecond
+	if r := upgraderun.Run(context.Background(), nil, clusters, opts, f.stacks()); r.Stop != upgraderun.NotStopped {
+		t.Fatalf("the rollout stopped: %s %s", r.Stop, r.StopWhy)
+	}
+	if len(f.sent) != 6 {
+		t.Fatalf("sent %v, want two steps each", f.sent)
+	}
+	// A step's reads: its wait's, and the next step's read of the cluster before it is sent.
+	perStep := func(i int) int {
+		end := len(f.reads)
+		if i+1 < len(f.readsAtSend) {
+			end = f.readsAtSend[i+1]
+		}
+		return end - f.readsAtSend[i]
+	}
+	if first := perStep(0); first < 15 {
+		t.Errorf("the first step, with nothing to expect, was read %d times; want one read every 10 ms of its 300", first)
+	}
+	for i := 3; i < 6; i++ {
+		if n := perStep(i); n > 7 {
+			t.Errorf("step %d (%s) was read %d times; want the few reads around its expected end", i, f.sent[i], n)
+		}
+	}
+}
+
+func TestARunChecksEachClusterOnceBeforeEachStepAndNotBeforeItsTurn(t *testing.T) {
+	f := newFleet(1)
+	if r := upgraderun.Run(context.Background(), nil, fourEnvs(f), quick, f.stacks()); r.Stop != upgraderun.NotStopped {
+		t.Fatalf("the rollout stopped: %s %s", r.Stop, r.StopWhy)
+	}
+	if len(f.sent) != 16 || f.lints != 16 {
+		t.Errorf("%d steps sent and the cloud's lint run %d times; want one lint a step", len(f.sent), f.lints)
 	}
 }

@@ -19,6 +19,9 @@ func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 	if r.halted() {
 		return // stopped between the cluster's assessment and its turn: left untouched
 	}
+	// healthy says the walk has just seen the cluster healthy at the version it runs (its last
+	// step ended so), so the cloud need not be read again before the next step.
+	healthy := false
 	for {
 		live := upgrade.Live{ID: p.ID, Version: p.Running}
 		if len(p.Steps) == 0 {
@@ -26,11 +29,15 @@ func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 			r.atGoal(ctx, c, p, rep)
 			return
 		}
-		h, err := c.Cloud.Health(ctx, live)
-		if err != nil {
-			r.fail(c, rep, nil, fmt.Sprintf("read the cluster: %v", err))
-			return
+		h := upgrade.Health{Phase: upgrade.Settled}
+		if !healthy {
+			var err error
+			if h, err = r.health(ctx, c, live); err != nil {
+				r.fail(c, rep, nil, fmt.Sprintf("read the cluster: %v", err))
+				return
+			}
 		}
+		healthy = false
 		switch h.Phase {
 		case upgrade.Broken:
 			r.fail(c, rep, nil, fmt.Sprintf("the cloud reports it %s", h.State))
@@ -44,11 +51,12 @@ func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 			if waited, ok := r.window(ctx, c, rep); !ok {
 				return
 			} else if waited {
-				break // the cluster may have moved meanwhile: assessed again below
+				break // the cluster may have moved meanwhile: read and assessed again
 			}
 			if !r.step(ctx, c, p, rep) {
 				return
 			}
+			healthy = true
 		}
 		if ctx.Err() != nil {
 			r.interrupted(rep)
@@ -173,7 +181,7 @@ func (r *run) resume(ctx context.Context, c upgrade.Cluster, live upgrade.Live, 
 		r.fail(c, rep, &s, why)
 		return false
 	}
-	h, err := c.Cloud.Health(ctx, live)
+	h, err := r.health(ctx, c, live)
 	if err != nil {
 		r.fail(c, rep, &s, fmt.Sprintf("read the cluster: %v", err))
 		return false
@@ -214,7 +222,7 @@ func (r *run) atGoal(ctx context.Context, c upgrade.Cluster, p upgrade.Assessmen
 // that it names what runs; where the cloud may still take the step (it reports the cluster
 // moving, or cannot be read), the manifest keeps naming the step, for the run that goes on.
 func (r *run) failStep(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport, s *Step, why string) {
-	h, err := c.Cloud.Health(ctx, upgrade.Live{ID: p.ID, Version: p.Running})
+	h, err := r.health(ctx, c, upgrade.Live{ID: p.ID, Version: p.Running})
 	switch {
 	case err != nil || h.Phase == upgrade.Moving || h.Version != s.From:
 		why += fmt.Sprintf("; %s names %s, which the cloud may still take", c.File, s.To)
@@ -237,17 +245,27 @@ func (r *run) fail(c upgrade.Cluster, rep *ClusterReport, s *Step, why string) {
 	r.say("%s: failed: %s", c.Name, why)
 }
 
-// wait polls the cluster until it is healthy at version ("": at whatever version it settles)
-// and tells why not when it is not: the cloud reports it failed, or StepTimeout passed first.
-// Healthy is running, at the version, every node the cloud reports running, and every node the
-// cluster's own API lists Ready at the version's minor where that API answers from here.
+// wait reads the cluster, in the rollout's pace (reads), until it is healthy at version ("": at
+// whatever version it settles, an upgrade an earlier run sent) and tells why not when it is not:
+// the cloud reports it failed, or StepTimeout passed first. Healthy is running, at the version,
+// every node the cloud reports running, and every node the cluster's own API lists Ready at the
+// version's minor where that API answers from here.
 func (r *run) wait(ctx context.Context, c upgrade.Cluster, live upgrade.Live, version string) string {
 	started := time.Now()
 	deadline := started.Add(r.opts.StepTimeout)
 	var kube nodes
 	last := ""
-	for {
-		h, err := c.Cloud.Health(ctx, live)
+	for n := 0; ; n++ {
+		d := r.reads.after(time.Since(started), n, r.opts.Poll, version != "")
+		if r.opts.StepTimeout > 0 {
+			d = min(d, max(time.Until(deadline), 0))
+		}
+		select {
+		case <-ctx.Done():
+			return "interrupted"
+		case <-time.After(d):
+		}
+		h, err := r.health(ctx, c, live)
 		switch {
 		case ctx.Err() != nil:
 			return "interrupted"
@@ -258,6 +276,9 @@ func (r *run) wait(ctx context.Context, c upgrade.Cluster, live upgrade.Live, ve
 		case h.Phase == upgrade.Settled && (version == "" || h.Version == version) && h.NodesReady == h.Nodes:
 			ready, why := kube.ready(ctx, c, live, h.Version)
 			if ready {
+				if version != "" {
+					r.reads.learn(time.Since(started))
+				}
 				return ""
 			}
 			last = why
@@ -268,12 +289,15 @@ func (r *run) wait(ctx context.Context, c upgrade.Cluster, live upgrade.Live, ve
 		if r.opts.StepTimeout > 0 && time.Now().After(deadline) {
 			return fmt.Sprintf("not healthy within %s (%s)", r.opts.StepTimeout, last)
 		}
-		select {
-		case <-ctx.Done():
-			return "interrupted"
-		case <-time.After(r.opts.Poll):
-		}
 	}
+}
+
+// health reads cluster c's health in its turn of the rollout's pace.
+func (r *run) health(ctx context.Context, c upgrade.Cluster, live upgrade.Live) (upgrade.Health, error) {
+	if err := r.reads.turn(ctx); err != nil {
+		return upgrade.Health{}, err
+	}
+	return c.Cloud.Health(ctx, live)
 }
 
 // nodes is what a wait knows of the cluster's own API: how to list it, or that it did not answer
@@ -313,8 +337,8 @@ func (n *nodes) ready(ctx context.Context, c upgrade.Cluster, live upgrade.Live,
 // it reached; one that did not stops the rollout.
 func (r *run) soak(ctx context.Context, w upgrade.Wave, reports []ClusterReport) {
 	moved := false
-	for _, rep := range reports {
-		moved = moved || len(rep.Steps) > 0
+	for i := range reports { // by index: a cluster's refresh may still write its report's outcome
+		moved = moved || len(reports[i].Steps) > 0
 	}
 	if r.opts.Soak <= 0 || !moved {
 		return // nothing to watch: no cluster of the wave moved
@@ -327,9 +351,10 @@ func (r *run) soak(ctx context.Context, w upgrade.Wave, reports []ClusterReport)
 		return
 	case <-time.After(r.opts.Soak):
 	}
+	r.waves[len(r.waves)-1].Wait() // the wave's refreshes, which went on beside the soak
 	for i, p := range w.Plans {
 		c, rep := r.byKey[key(p.File, p.Name)], &reports[i]
-		h, err := c.Cloud.Health(ctx, upgrade.Live{ID: p.ID, Version: rep.Running})
+		h, err := r.health(ctx, c, upgrade.Live{ID: p.ID, Version: rep.Running})
 		if err == nil && h.Phase == upgrade.Settled && h.Version == rep.Running && h.NodesReady == h.Nodes {
 			continue
 		}
