@@ -9,12 +9,13 @@
 # rollout's report file it prints:
 #   - clusterplane's own time per step: a step's time (written, deployed by the engine, waited for
 #     until the cluster runs the version with every node running) less the cloud's upgrade time,
-#     mean and largest; the poll interval (POLL, default 500ms) is part of it;
+#     mean and largest; the time between the step's end and the read that finds it ended is part
+#     of it (POLL, default 500ms, until the rollout's first steps show how long one takes);
 #   - the rollout's wall time beside the time its steps alone would take with no gap between
 #     them: each wave's clusters handed to PARALLEL workers in the wave's order, each cluster's
 #     steps back to back, the waves and their soaks one after another; and the ratio of the two;
 #   - the requests the cloud answered during the rollout and the most in any minute.
-# A POLL shorter than PARALLEL's share of 125 reads a minute is raised by clusterplane (it says so).
+# All clusters' reads of their health keep to 125 a minute together, whatever POLL is.
 # bench/README.md quotes its figures. KEEP=DIR keeps the manifests, the report and the logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
