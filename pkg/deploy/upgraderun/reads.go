@@ -27,6 +27,10 @@ const (
 	farRead = time.Minute
 	// learned is how many of the latest steps the expected end is taken from.
 	learned = 5
+	// readsAtOnce is how many reads may go at once (the pace's burst), so that a few clusters'
+	// first reads need not queue; the pace's rate is lowered by as much, so that no minute sees
+	// more than the bound.
+	readsAtOnce = 5
 )
 
 // reads paces a rollout's reads of its clusters' health: each read waits its turn in one pace for
@@ -41,12 +45,14 @@ type reads struct {
 	took []time.Duration
 }
 
-// newReads paces a rollout's reads at perMinute (MostReadsAMinute when 0), parallel at once.
+// newReads paces a rollout's reads to at most perMinute in any minute (MostReadsAMinute when 0):
+// up to readsAtOnce (parallel, when fewer) at once, then the rest of perMinute a minute.
 func newReads(perMinute, parallel int) *reads {
 	if perMinute <= 0 {
 		perMinute = MostReadsAMinute
 	}
-	return &reads{pace: cloudapi.NewPacer(perMinute, parallel)}
+	burst := min(max(parallel, 1), readsAtOnce, perMinute)
+	return &reads{pace: cloudapi.NewPacer(perMinute-burst, burst)}
 }
 
 // turn waits until a read may go in the rollout's pace.

@@ -40,9 +40,19 @@ func TestAWaitReadsWhenItsStepIsExpectedToEnd(t *testing.T) {
 	}
 }
 
-func TestARolloutReadsAtMost125TimesAMinuteUnlessToldOtherwise(t *testing.T) {
-	if got := newReads(0, 5).pace.String(); got != "480ms between requests" {
-		t.Errorf("a rollout's reads are paced at %s, want 125 a minute", got)
+func TestARolloutReadsAtMost125TimesInAnyMinuteUnlessToldOtherwise(t *testing.T) {
+	for _, parallel := range []int{1, 5, 50} {
+		rd := newReads(0, parallel)
+		start := time.Now()
+		inAMinute := 0
+		for range 400 {
+			if rd.pace.ReserveAt(start, 1) < time.Minute {
+				inAMinute++
+			}
+		}
+		if inAMinute > MostReadsAMinute || inAMinute < MostReadsAMinute-1 {
+			t.Errorf("--parallel %d: %d reads may go in the first minute, want %d", parallel, inAMinute, MostReadsAMinute)
+		}
 	}
 }
 
