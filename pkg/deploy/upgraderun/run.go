@@ -114,6 +114,12 @@ func (r *run) say(format string, args ...any) {
 	}
 }
 
+// stopsAt tells whether the cluster at order in its wave stops before its next step: the
+// rollout stopped, unless only at a blocked cluster after it in the wave (halt.passes).
+func (r *run) stopsAt(order int) bool {
+	return r.halted() && !r.halt.passes(order)
+}
+
 // halted tells whether the rollout stops: a cluster stopped it, or a person asked.
 func (r *run) halted() bool {
 	select {
@@ -143,18 +149,18 @@ func (r *run) wave(ctx context.Context, w upgrade.Wave, reports []ClusterReport)
 		}
 		c := r.byKey[key(planned.File, planned.Name)]
 		p := upgrade.AssessOne(ctx, c)
-		if !r.clear(c, p, &reports[i]) {
+		if !r.clear(c, p, &reports[i], i) {
 			<-places
 			break
 		}
 		wg.Add(1)
 		r.walks.Add(1)
-		go func(rep *ClusterReport) {
+		go func(rep *ClusterReport, order int) {
 			var once sync.Once
 			free := func() { once.Do(func() { <-places }) }
 			defer func() { free(); wg.Done(); r.walks.Done() }()
-			r.walk(ctx, c, p, rep, free)
-		}(&reports[i])
+			r.walk(ctx, c, p, rep, order, free)
+		}(&reports[i], i)
 	}
 	for range cap(places) {
 		places <- struct{}{}
@@ -164,14 +170,14 @@ func (r *run) wave(ctx context.Context, w upgrade.Wave, reports []ClusterReport)
 // clear tells whether cluster c, assessed as p, may take its next step; if not, the rollout stops
 // there (blocked) and its report says why. --allow-unchecked-apis lets through a step whose
 // removed APIs could not be checked, and the report names it.
-func (r *run) clear(c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport) bool {
+func (r *run) clear(c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport, order int) bool {
 	rep.Running = p.Running
 	if p.Running == "" && p.Target != "" && len(p.Blockers) == 0 {
 		why := "not deployed"
 		if len(p.Notes) > 0 {
 			why = p.Notes[len(p.Notes)-1]
 		}
-		return r.block(c, rep, why+": deploy it with up first, or leave its file out")
+		return r.block(c, rep, order, why+": deploy it with up first, or leave its file out")
 	}
 	for _, b := range p.Blockers {
 		if b == p.Unchecked && r.opts.AllowUnchecked && len(p.Steps) > 0 {
@@ -180,14 +186,16 @@ func (r *run) clear(c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport)
 			r.mu.Unlock()
 			continue
 		}
-		return r.block(c, rep, b)
+		return r.block(c, rep, order, b)
 	}
 	return true
 }
 
-func (r *run) block(c upgrade.Cluster, rep *ClusterReport, why string) bool {
+// block stops the rollout at cluster c, at order in its wave: nothing after it in the wave starts
+// and no later wave, while the clusters before it go on to their goals (halt.passes).
+func (r *run) block(c upgrade.Cluster, rep *ClusterReport, order int, why string) bool {
 	rep.Outcome, rep.Reason = Stopped, why
-	r.halt.set(Blocked, c.Name, fmt.Sprintf("%s (%s) is blocked: %s", c.Name, c.File, why))
+	r.halt.block(order, c.Name, fmt.Sprintf("%s (%s) is blocked: %s", c.Name, c.File, why))
 	r.say("%s: blocked: %s", c.Name, why)
 	return false
 }

@@ -171,20 +171,45 @@ func (c ClusterReport) Taken() int {
 	return n
 }
 
-// halt is the first stop of a rollout, shared by its workers.
+// halt is the first stop of a rollout, shared by its workers: a failure or an interrupt after a
+// block takes its place, since it stops the clusters a block lets go on (passes).
 type halt struct {
 	mu   sync.Mutex
 	stop Stop
 	why  string
 	at   string
+	// order is the blocked cluster's place in its wave, for a Blocked stop.
+	order int
 }
 
 func (h *halt) set(stop Stop, at, why string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.stop == NotStopped {
+	if h.stop == NotStopped || (h.stop == Blocked && stop != Blocked) {
 		h.stop, h.at, h.why = stop, at, why
 	}
+}
+
+// block stops the rollout at the cluster at order in its wave, which is blocked; a second block
+// before the first in the wave stops the clusters between them too.
+func (h *halt) block(order int, at, why string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.stop == NotStopped:
+		h.stop, h.at, h.why, h.order = Blocked, at, why, order
+	case h.stop == Blocked:
+		h.order = min(h.order, order)
+	}
+}
+
+// passes tells whether the cluster at order in the wave goes on although the rollout stopped:
+// it stopped only at a blocked cluster after this one, and a run one cluster at a time (the dry
+// run's order) would have taken this one to its goal before it came to the blocked one.
+func (h *halt) passes(order int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stop == Blocked && order < h.order
 }
 
 func (h *halt) stopped() bool {

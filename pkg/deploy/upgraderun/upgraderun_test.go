@@ -393,6 +393,39 @@ func TestAClusterNotYetDeployedStopsTheRolloutAsBlocked(t *testing.T) {
 	}
 }
 
+// Promise: upgrade-apply-dry-run-equals-run-in-parallel
+func TestClustersBeforeABlockedOneInTheWaveTakeTheDryRunsStepsAtAnyParallel(t *testing.T) {
+	for _, parallel := range []int{1, 3} {
+		t.Run(fmt.Sprintf("--parallel %d", parallel), func(t *testing.T) {
+			f := newFleet(3)
+			clusters := []upgrade.Cluster{
+				f.add("dev-0", "dev", "1.31.9-do.2", "1.33.1-do.0"),
+				f.add("dev-1", "dev", "1.31.9-do.2", "1.33.1-do.0"),
+				f.add("dev-2", "dev", "1.31.9-do.2", "1.33.1-do.0"),
+			}
+			delete(f.clusters, "dev-1") // not deployed: blocked
+			var dry []string
+			for _, w := range upgraderun.Plan(context.Background(), clusters, upgraderun.Options{}) {
+				for _, p := range w.Plans {
+					if upgraderun.Stops(p) {
+						break
+					}
+					dry = append(dry, steps([]upgrade.Wave{{Plans: []upgrade.Assessment{p}}})...)
+				}
+			}
+			opts := quick
+			opts.Parallel = parallel
+			r := upgraderun.Run(context.Background(), nil, clusters, opts, f.stacks())
+			if r.Stop != upgraderun.Blocked || !reflect.DeepEqual(f.sent, dry) || len(dry) != 2 {
+				t.Errorf("stopped %q; sent %v, the dry run said %v", r.Stop, f.sent, dry)
+			}
+			if got := outcomes(r); got["dev-0"] != upgraderun.Reached || got["dev-2"] != upgraderun.Untouched {
+				t.Errorf("outcomes %v: want dev-0 at its goal and dev-2 untouched", got)
+			}
+		})
+	}
+}
+
 func TestARolloutExitsByWhatStoppedIt(t *testing.T) {
 	cases := []struct {
 		stop upgraderun.Stop

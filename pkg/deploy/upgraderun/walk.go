@@ -15,8 +15,8 @@ import (
 //
 // free gives the cluster's place in the wave to the next cluster: called once the cluster is at
 // its goal, before its stack is refreshed, which changes nothing in the cloud.
-func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport, free func()) {
-	if r.halted() {
+func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport, order int, free func()) {
+	if r.stopsAt(order) {
 		return // stopped between the cluster's assessment and its turn: left untouched
 	}
 	// healthy says the walk has just seen the cluster healthy at the version it runs (its last
@@ -63,14 +63,14 @@ func (r *run) walk(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment,
 			return
 		}
 		p = upgrade.AssessOne(ctx, c)
-		if len(p.Steps) > 0 && r.halted() {
+		if len(p.Steps) > 0 && r.stopsAt(order) {
 			rep.Outcome = Stopped
 			if rep.Reason == "" {
 				rep.Reason = "the rollout stopped: " + r.halt.why
 			}
 			return
 		}
-		if !r.clear(c, p, rep) {
+		if !r.clear(c, p, rep, order) {
 			return
 		}
 	}
