@@ -63,7 +63,8 @@ func Write(data []byte, kind, name, next, goal string) ([]byte, error) {
 		edits = append(edits, edit{goalValue.Line - 1, func(l []string) ([]string, error) { return replaceScalar(l, goalValue, goal) }})
 	case annotations != nil:
 		if annotations.Kind != yaml.MappingNode || annotations.Style&yaml.FlowStyle != 0 || len(annotations.Content) == 0 {
-			return nil, errors.Errorf("add the annotation %s: %q to %s %s by hand: its annotations are not a block mapping", GoalAnnotation, goal, kind, name)
+			return nil, errors.Errorf("add the annotation %s: %q to %s %s by hand, or write its annotations as key: value "+
+				"lines (an empty annotations: line can go): they are empty or not a block mapping", GoalAnnotation, goal, kind, name)
 		}
 		first := annotations.Content[0]
 		at := first.Line - 1

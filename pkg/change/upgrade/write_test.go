@@ -66,3 +66,11 @@ func TestWriteRefusesAManifestItCannotFind(t *testing.T) {
 		t.Error("no error for a missing manifest")
 	}
 }
+
+func TestAnEmptyAnnotationsLineIsRefusedSayingItCanGo(t *testing.T) {
+	m := "kind: DigitalOceanKubernetesCluster\nmetadata:\n  name: a\n  annotations:\nspec:\n  kubernetesVersion: 1.31.9-do.2\n"
+	_, err := upgrade.Write([]byte(m), "DigitalOceanKubernetesCluster", "a", "1.32.2-do.0", "1.33.1-do.0")
+	if err == nil || !strings.Contains(err.Error(), "an empty annotations: line can go") {
+		t.Errorf("got %v; want a refusal that says the empty annotations: line can go", err)
+	}
+}

@@ -65,11 +65,16 @@ func UpgradeRunSummary(w io.Writer, r upgraderun.Report) {
 	}
 	_ = tw.Flush()
 	done, total, steps := r.Done()
-	untouched := 0
+	untouched, resumed := 0, 0
 	for _, wave := range r.Waves {
 		for _, c := range wave.Clusters {
 			if c.Outcome == upgraderun.Untouched {
 				untouched++
+			}
+			for _, s := range c.Steps {
+				if s.Outcome == upgraderun.StepResumed {
+					resumed++
+				}
 			}
 		}
 	}
@@ -79,8 +84,13 @@ func UpgradeRunSummary(w io.Writer, r upgraderun.Report) {
 	for _, u := range r.Unchecked {
 		fmt.Fprintf(w, "let through with its removed APIs unchecked (--allow-unchecked-apis): %s\n", u)
 	}
-	fmt.Fprintf(w, "%d of %d clusters at their goal, %d stopped, %d untouched; %d %s taken in %s\n",
-		done, total, total-done-untouched, untouched, steps, plural(steps, "step", "steps"), r.Ended.Sub(r.Started).Round(time.Second))
+	earlier := ""
+	if resumed > 0 {
+		// A step an earlier run sent (before a kill or Ctrl-C) and this one waited for.
+		earlier = fmt.Sprintf(" (%d sent by an earlier run and waited for)", resumed)
+	}
+	fmt.Fprintf(w, "%d of %d clusters at their goal, %d stopped, %d untouched; %d %s taken in %s%s\n",
+		done, total, total-done-untouched, untouched, steps, plural(steps, "step", "steps"), r.Ended.Sub(r.Started).Round(time.Second), earlier)
 }
 
 // UpgradeRunFile is a rollout's report as --report-file writes it, by the file's extension:

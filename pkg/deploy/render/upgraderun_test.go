@@ -26,6 +26,21 @@ func rollout() upgraderun.Report {
 		}}
 }
 
+func TestTheSummarySaysHowManyStepsAnEarlierRunSent(t *testing.T) {
+	r := rollout()
+	var b bytes.Buffer
+	render.UpgradeRunSummary(&b, r)
+	if !strings.Contains(b.String(), "; 1 step taken in 1m0s\n") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+	r.Waves[0].Clusters[0].Steps[0].Outcome = upgraderun.StepResumed
+	b.Reset()
+	render.UpgradeRunSummary(&b, r)
+	if !strings.Contains(b.String(), "; 1 step taken in 1m0s (1 sent by an earlier run and waited for)\n") {
+		t.Errorf("summary with a resumed step:\n%s", b.String())
+	}
+}
+
 func TestARolloutsReportFileIsWrittenByItsExtension(t *testing.T) {
 	cases := []struct {
 		file  string
