@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
@@ -61,8 +62,10 @@ type Assessment struct {
 	Running string `json:"running,omitempty"`
 	Target  string `json:"target"`
 	Steps   []Step `json:"steps"`
-	// Objects use APIs removed on the way; Lint is the cloud's checks.
+	// Objects use APIs removed on the way; Budgets are the PodDisruptionBudgets that never allow
+	// a disruption; Lint is the cloud's checks.
 	Objects []Object     `json:"objects"`
+	Budgets []Budget     `json:"budgets,omitempty"`
 	Lint    []Diagnostic `json:"lint,omitempty"`
 	// Blockers say what stops the upgrade; Notes what was not checked and why.
 	Blockers []string `json:"blockers"`
@@ -158,9 +161,12 @@ func assess(ctx context.Context, c Cluster, checks bool) Assessment {
 	// The blockers so far (the path's) stop every step; a removed API's stops the steps from the
 	// release that removes it, so not a first step that removes none (a patch release).
 	whole := len(p.Blockers)
-	if p.checkRemoved(ctx, c.Cloud, live, steps) {
+	// The cluster's API, asked for once (its kubeconfig read from the cloud) by both checks.
+	objects := sync.OnceValues(func() (Lister, error) { return c.Cloud.Objects(ctx, live) })
+	if p.checkRemoved(ctx, objects, live, steps) {
 		whole = len(p.Blockers)
 	}
+	whole += p.checkBudgets(ctx, objects)
 	if lint, err := c.Cloud.Lint(ctx, live); err != nil {
 		block("%v", err)
 		whole++
@@ -194,7 +200,7 @@ func releases(removed []Removed) string {
 // checkRemoved scans the cluster for the objects that use an API the steps remove, each one (and
 // a scan that could not be made) a blocker of the plan. It tells whether those blockers stop the
 // first step too: they do when the first step itself removes APIs.
-func (p *Assessment) checkRemoved(ctx context.Context, cloud Cloud, live Live, steps []Step) bool {
+func (p *Assessment) checkRemoved(ctx context.Context, objects func() (Lister, error), live Live, steps []Step) bool {
 	var removed []Removed
 	for _, s := range steps {
 		removed = append(removed, s.Removes...)
@@ -207,7 +213,7 @@ func (p *Assessment) checkRemoved(ctx context.Context, cloud Cloud, live Live, s
 	if len(removed) == 0 {
 		return false
 	}
-	list, err := cloud.Objects(ctx, live)
+	list, err := objects()
 	if err == nil {
 		var notes []string
 		p.Objects, notes, err = FindRemoved(ctx, list, removed)

@@ -168,3 +168,36 @@ func TestPathsGivesEachClustersStepsInFleetOrderWithoutCheckingTheClusters(t *te
 		}
 	}
 }
+
+// Promise: upgrade-plan-budgets
+func TestAPodDisruptionBudgetThatNeverAllowsADisruptionBlocksEveryStep(t *testing.T) {
+	budget := func(name string, healthy, desired, expected int) map[string]any {
+		return map[string]any{"metadata": map[string]any{"name": name, "namespace": "shop"},
+			"status": map[string]any{"currentHealthy": healthy, "desiredHealthy": desired, "expectedPods": expected, "disruptionsAllowed": max(healthy-desired, 0)}}
+	}
+	cases := []struct {
+		name    string
+		budgets []map[string]any
+		blocker string
+	}{
+		{name: "one replica with minAvailable 1", budgets: []map[string]any{budget("api", 1, 1, 1)},
+			blocker: "PodDisruptionBudget shop/api never allows a disruption (it needs 1 of its 1 pods healthy)"},
+		{name: "maxUnavailable 0 over three pods", budgets: []map[string]any{budget("db", 3, 3, 3)},
+			blocker: "PodDisruptionBudget shop/db never allows a disruption (it needs 3 of its 3 pods healthy)"},
+		{name: "a budget whose pods are only unhealthy for now", budgets: []map[string]any{budget("web", 1, 2, 3)}},
+		{name: "a budget over no pods", budgets: []map[string]any{budget("idle", 0, 0, 0)}},
+		{name: "a budget that allows one", budgets: []map[string]any{budget("ok", 3, 2, 3)}},
+	}
+	offer := upgrade.Offer{Next: []string{"1.31.9-do.2"}, Versions: doVersions}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			kc := apiServer(t, map[string][]map[string]any{"/apis/policy/v1/poddisruptionbudgets": c.budgets})
+			cl := cloud{live: upgrade.Live{ID: "c1", Version: "1.30.10-do.0"}, offer: offer, kubeconfig: kc}
+			p := upgrade.AssessOne(context.Background(), upgrade.Cluster{Name: "a", ClusterName: "a", Version: "1.31.9-do.2", Cloud: cl})
+			got := strings.Join(p.Blockers, "\n")
+			if c.blocker == "" && p.Blocked() || c.blocker != "" && (!strings.Contains(got, c.blocker) || p.NextClear) {
+				t.Errorf("blockers %q (next step clear: %t), want %q", p.Blockers, p.NextClear, c.blocker)
+			}
+		})
+	}
+}
