@@ -34,7 +34,8 @@ func TestUpgradePlansFlagsMakeItsOptionsWithoutAskingACloud(t *testing.T) {
 }
 
 func TestApplyRefusesAGoalThatIsNoVersionAndADryRunReportBeforeReadingAFile(t *testing.T) {
-	for _, args := range []string{"apply fleet --to banana", "apply fleet --dry-run --report-file r.json", "apply fleet --parallel 0"} {
+	for _, args := range []string{"apply fleet --to banana", "apply fleet --dry-run --report-file r.json", "apply fleet --parallel 0",
+		"apply fleet --poll 0s", "apply fleet --step-timeout 0s"} {
 		var stdout, stderr bytes.Buffer
 		// No Targets: a command that read its files would panic.
 		cmd := New(Env{Stdout: &stdout, Stderr: &stderr})
@@ -45,6 +46,8 @@ func TestApplyRefusesAGoalThatIsNoVersionAndADryRunReportBeforeReadingAFile(t *t
 			t.Errorf("%s: no error", args)
 		} else if flag := strings.Fields(args)[2]; !strings.Contains(err.Error(), strings.TrimPrefix(flag, "--")) {
 			t.Errorf("%s: %v, want it to name the flag", args, err)
+		} else if flag == "--poll" && strings.Contains(err.Error(), "step-timeout") {
+			t.Errorf("%s: %v, want it to name --poll alone", args, err)
 		}
 	}
 }

@@ -227,8 +227,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--canary %d: give 0 or more", o.Canary)
 	case o.Soak < 0:
 		return fmt.Errorf("--soak %s: give 0 or more", o.Soak)
-	case o.StepTimeout <= 0 || o.Poll <= 0:
-		return fmt.Errorf("--step-timeout %s, --poll %s: give more than 0", o.StepTimeout, o.Poll)
+	case o.StepTimeout <= 0:
+		return fmt.Errorf("--step-timeout %s: give more than 0", o.StepTimeout)
+	case o.Poll <= 0:
+		return fmt.Errorf("--poll %s: give more than 0", o.Poll)
 	}
 	return nil
 }
