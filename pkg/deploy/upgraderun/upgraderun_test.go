@@ -329,9 +329,15 @@ func TestAnUpgradeUnderWayWhenTheRunBeginsIsWaitedForNotSentAgain(t *testing.T) 
 	f.manifests["dev-0"] = "1.32.2-do.0"
 	cl := f.clusters["dev-0"]
 	cl.state, cl.to, cl.left = "upgrading", "1.32.2-do.0", 3
-	r := upgraderun.Run(context.Background(), nil, []upgrade.Cluster{c}, quick, f.stacks())
+	stacks := f.stacks()
+	var said []string
+	stacks.Say = func(line string) { said = append(said, line) }
+	r := upgraderun.Run(context.Background(), nil, []upgrade.Cluster{c}, quick, stacks)
 	if r.Stop != upgraderun.NotStopped || len(f.sent) != 0 {
 		t.Fatalf("stop %q %q, sent %v: want the upgrade under way waited for and nothing sent", r.Stop, r.StopWhy, f.sent)
+	}
+	if !slices.ContainsFunc(said, func(l string) bool { return strings.HasPrefix(l, "dev-0: at 1.32.2-do.0, every node ready (") }) {
+		t.Errorf("the step waited for was not said to end:\n%s", strings.Join(said, "\n"))
 	}
 	steps := r.Waves[0].Clusters[0].Steps
 	if len(steps) != 1 || steps[0].Outcome != upgraderun.StepResumed || steps[0].To != "1.32.2-do.0" {

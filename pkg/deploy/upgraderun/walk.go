@@ -190,6 +190,7 @@ func (r *run) resume(ctx context.Context, c upgrade.Cluster, live upgrade.Live, 
 	if s.To != s.From {
 		rep.Steps = append(rep.Steps, s)
 	}
+	r.say("%s: at %s, every node ready (%s)", c.Name, h.Version, s.End.Sub(s.Start).Round(time.Second))
 	rep.Running = h.Version
 	return true
 }
