@@ -120,6 +120,9 @@ type ClusterReport struct {
 	Steps   []Step   `json:"steps"`
 	Outcome string   `json:"outcome"`
 	Reason  string   `json:"reason,omitempty"`
+	// letThrough is the next step, "cluster: from → to", when --allow-unchecked-apis let it
+	// through; the run names it once it sends the step.
+	letThrough string
 }
 
 // Step is one step a rollout took on a cluster.

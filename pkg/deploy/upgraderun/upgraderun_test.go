@@ -3,6 +3,7 @@ package upgraderun_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -40,6 +41,8 @@ type cluster struct {
 	left                     int
 	ends                     time.Time
 	fail, removedAPIInUse    bool
+	// apiUnreachable: the cluster's own API does not answer from here.
+	apiUnreachable bool
 }
 
 func newFleet(polls int) *fleet {
@@ -138,6 +141,12 @@ func (c cloudOf) Health(_ context.Context, live upgrade.Live) (upgrade.Health, e
 // Objects lists the cluster's node, Ready unless it upgrades, and a FlowSchema applied at an API
 // 1.32 removes where the cluster uses one.
 func (c cloudOf) Objects(_ context.Context, live upgrade.Live) (upgrade.Lister, error) {
+	c.f.mu.Lock()
+	unreachable := c.f.clusters[live.ID].apiUnreachable
+	c.f.mu.Unlock()
+	if unreachable {
+		return nil, errors.New("dial tcp: connection refused")
+	}
 	return func(_ context.Context, path string) ([]json.RawMessage, bool, error) {
 		c.f.mu.Lock()
 		defer c.f.mu.Unlock()
@@ -429,6 +438,25 @@ func TestClustersBeforeABlockedOneInTheWaveTakeTheDryRunsStepsAtAnyParallel(t *t
 				t.Errorf("outcomes %v: want dev-0 at its goal and dev-2 untouched", got)
 			}
 		})
+	}
+}
+
+func TestTheSummaryNamesTheUncheckedStepsThisRunSentAndNoOther(t *testing.T) {
+	f := newFleet(2)
+	resumed := f.add("dev-0", "dev", "1.31.9-do.2", "1.33.1-do.0")
+	sent := f.add("dev-1", "dev", "1.31.9-do.2", "1.33.1-do.0")
+	// dev-0's first step was sent by a run that was killed; neither cluster's API answers.
+	f.manifests["dev-0"] = "1.32.2-do.0"
+	f.clusters["dev-0"].state, f.clusters["dev-0"].to, f.clusters["dev-0"].left = "upgrading", "1.32.2-do.0", 2
+	f.clusters["dev-0"].apiUnreachable, f.clusters["dev-1"].apiUnreachable = true, true
+	opts := quick
+	opts.AllowUnchecked = true
+	r := upgraderun.Run(context.Background(), nil, []upgrade.Cluster{resumed, sent}, opts, f.stacks())
+	if r.Stop != upgraderun.NotStopped {
+		t.Fatalf("the rollout stopped: %s %s", r.Stop, r.StopWhy)
+	}
+	if want := []string{"dev-1: 1.31.9-do.2 → 1.32.2-do.0"}; !reflect.DeepEqual(r.Unchecked, want) {
+		t.Errorf("let through %q, want %q: dev-0's unchecked step was sent by the earlier run", r.Unchecked, want)
 	}
 }
 

@@ -104,6 +104,11 @@ func (r *run) interrupted(rep *ClusterReport) {
 func (r *run) step(ctx context.Context, c upgrade.Cluster, p upgrade.Assessment, rep *ClusterReport) bool {
 	next := p.Steps[0]
 	s := Step{From: p.Running, To: next.To, Start: time.Now()}
+	if rep.letThrough != "" {
+		r.mu.Lock()
+		r.unchecked = append(r.unchecked, rep.letThrough)
+		r.mu.Unlock()
+	}
 	r.say("%s: %s → %s", c.Name, s.From, s.To)
 	r.progress(c, s, "deploying")
 	defer r.progress(c, Step{}, "")
